@@ -1,0 +1,235 @@
+/**
+ * Loads the broker configuration from, in increasing precedence: defaults, a file (`--config PATH` or
+ * FLOE_CONFIG; Java properties, or JSON when the name ends in .json), environment variables (FLOE_ plus the
+ * key in upper case with dots as underscores: FLOE_LOG_DIRS) and CLI flags (`--log.dirs=/x` or
+ * `--log.dirs /x`). Every problem is reported at once, naming the key, where it came from and what is
+ * expected; the result is frozen.
+ */
+import { readFileSync } from 'node:fs';
+import { SETTINGS, SETTINGS_BY_KEY, type BrokerConfig, type Setting } from './settings.js';
+
+export class ConfigError extends Error {
+  readonly code = 'INVALID_CONFIG';
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}\nRun with --help to see every setting.`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadOptions {
+  readonly argv?: readonly string[];
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Reads a config file; injectable for tests. */
+  readonly readFile?: (path: string) => string;
+}
+
+export type LoadResult = { readonly help: true } | { readonly help: false; readonly config: BrokerConfig };
+
+export interface Listener {
+  readonly host: string;
+  readonly port: number;
+}
+
+const ENV_PREFIX = 'FLOE_';
+
+export function envName(key: string): string {
+  return ENV_PREFIX + key.toUpperCase().replace(/\./g, '_');
+}
+
+export function parseListener(value: string): Listener | undefined {
+  const m = /^PLAINTEXT:\/\/(\[[^\]]+\]|[^:/]*):(\d{1,5})$/.exec(value.trim());
+  if (!m) return undefined;
+  const port = Number(m[2]);
+  if (port > 65535) return undefined;
+  const host = (m[1] ?? '').replace(/^\[|\]$/g, '');
+  return { host: host === '' ? '0.0.0.0' : host, port };
+}
+
+export function loadConfig(options: LoadOptions = {}): LoadResult {
+  const argv = options.argv ?? [];
+  const env = options.env ?? {};
+  const readFile = options.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+  const problems: string[] = [];
+  const raw = new Map<string, { value: unknown; source: string }>();
+
+  const cli = parseArgv(argv, problems);
+  if (cli.help) return { help: true };
+
+  const file = cli.configPath ?? env.FLOE_CONFIG;
+  if (file !== undefined) {
+    let text: string | undefined;
+    try {
+      text = readFile(file);
+    } catch (err) {
+      problems.push(`config file ${file}: cannot read it (${(err as Error).message})`);
+    }
+    if (text !== undefined) {
+      for (const [key, value] of parseFile(file, text, problems)) raw.set(key, { value, source: `file ${file}` });
+    }
+  }
+
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith(ENV_PREFIX) || name === 'FLOE_CONFIG' || value === undefined) continue;
+    const setting = SETTINGS.find((s) => envName(s.key) === name);
+    if (!setting) {
+      problems.push(`environment variable ${name} is not a setting (did you mean one of ${nearest(name)}?)`);
+      continue;
+    }
+    raw.set(setting.key, { value, source: `environment ${name}` });
+  }
+  for (const [key, value] of cli.values) raw.set(key, { value, source: `flag --${key}` });
+
+  const out: Record<string, unknown> = {};
+  for (const s of SETTINGS) out[s.key] = s.default;
+  for (const [key, { value, source }] of raw) {
+    const setting = SETTINGS_BY_KEY.get(key);
+    if (!setting) {
+      problems.push(`${source}: unknown setting '${key}'`);
+      continue;
+    }
+    const parsed = coerce(setting, value);
+    if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) problems.push(`${source}: ${key} ${parsed.error}`);
+    else out[key] = parsed;
+  }
+
+  for (const key of ['listeners', 'advertised.listeners'] as const) {
+    const value = out[key] as string;
+    if (value !== '' && !parseListener(value)) problems.push(`${key} must look like PLAINTEXT://host:port, got '${value}'`);
+  }
+  if ((out['group.min.session.timeout.ms'] as number) > (out['group.max.session.timeout.ms'] as number)) {
+    problems.push('group.min.session.timeout.ms must not exceed group.max.session.timeout.ms');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { help: false, config: Object.freeze(out) as BrokerConfig };
+}
+
+function parseArgv(argv: readonly string[], problems: string[]) {
+  const values = new Map<string, string>();
+  let configPath: string | undefined;
+  let help = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--help' || arg === '-h') {
+      help = true;
+      continue;
+    }
+    if (!arg.startsWith('--')) {
+      problems.push(`unexpected argument '${arg}': settings are given as --key=value`);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const key = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
+    let value: string | undefined = eq >= 0 ? arg.slice(eq + 1) : undefined;
+    if (value === undefined) {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) {
+        problems.push(`flag --${key} needs a value`);
+        continue;
+      }
+      value = next;
+      i++;
+    }
+    if (key === 'config') configPath = value;
+    else if (!SETTINGS_BY_KEY.has(key)) problems.push(`flag --${key} is not a setting (did you mean one of ${nearest(key)}?)`);
+    else values.set(key, value);
+  }
+  return { values, configPath, help };
+}
+
+function parseFile(path: string, text: string, problems: string[]): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  if (path.endsWith('.json')) {
+    let obj: unknown;
+    try {
+      obj = JSON.parse(text);
+    } catch (err) {
+      problems.push(`config file ${path}: not valid JSON (${(err as Error).message})`);
+      return out;
+    }
+    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
+      problems.push(`config file ${path}: must hold a JSON object of settings`);
+      return out;
+    }
+    for (const [k, v] of Object.entries(obj)) out.set(k, v);
+    return out;
+  }
+  text.split(/\r?\n/).forEach((line, i) => {
+    const trimmed = line.trim();
+    if (trimmed === '' || trimmed.startsWith('#') || trimmed.startsWith('!')) return;
+    const eq = trimmed.search(/[=:]/);
+    if (eq <= 0) {
+      problems.push(`config file ${path}:${i + 1}: expected key=value`);
+      return;
+    }
+    out.set(trimmed.slice(0, eq).trim(), trimmed.slice(eq + 1).trim());
+  });
+  return out;
+}
+
+function coerce(s: Setting, value: unknown): unknown {
+  switch (s.type) {
+    case 'int':
+    case 'long': {
+      const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
+      if (!Number.isSafeInteger(n)) return { error: `must be a whole number, got '${String(value)}'` };
+      if (s.type === 'int' && (n < -(2 ** 31) || n > 2 ** 31 - 1)) return { error: `must fit in a 32-bit integer, got ${n}` };
+      if (s.min !== undefined && n < s.min) return { error: `must be at least ${s.min}, got ${n}` };
+      if (s.max !== undefined && n > s.max) return { error: `must be at most ${s.max}, got ${n}` };
+      return n;
+    }
+    case 'bool':
+      if (value === true || value === 'true') return true;
+      if (value === false || value === 'false') return false;
+      return { error: `must be true or false, got '${String(value)}'` };
+    case 'enum':
+      if (typeof value === 'string' && s.values?.includes(value)) return value;
+      return { error: `must be one of ${s.values?.join(', ')}, got '${String(value)}'` };
+    case 'list':
+      if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return Object.freeze([...value]);
+      if (typeof value === 'string') return Object.freeze(value.split(',').map((v) => v.trim()).filter((v) => v !== ''));
+      return { error: `must be a comma-separated list, got '${String(value)}'` };
+    case 'string':
+      if (typeof value === 'string') return value;
+      return { error: `must be a string, got ${JSON.stringify(value)}` };
+  }
+}
+
+function nearest(name: string): string {
+  const probe = name.toLowerCase().replace(/^floe_/, '').replace(/_/g, '.');
+  const scored = SETTINGS.map((s) => ({ key: s.key, d: distance(probe, s.key) })).sort((a, b) => a.d - b.d);
+  return scored
+    .slice(0, 2)
+    .map((s) => s.key)
+    .join(', ');
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j] ?? 0;
+      row[j] = Math.min((row[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length] ?? 0;
+}
+
+export function formatHelp(): string {
+  const lines = [
+    'Usage: floe [--config FILE] [--key=value ...]',
+    '',
+    'Starts a Floe broker. Settings come from defaults, then FILE (Java properties, or JSON if it ends in .json),',
+    'then environment variables, then flags; later sources win. Every setting:',
+    '',
+  ];
+  for (const s of SETTINGS) {
+    const def = Array.isArray(s.default) ? s.default.join(',') : String(s.default);
+    const values = 'values' in s ? ` (${s.values.join(' | ')})` : '';
+    lines.push(`  --${s.key}  <${s.type}>${values}  default: ${def === '' ? '(empty)' : def}  env: ${envName(s.key)}`);
+    lines.push(`      ${s.doc}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,68 @@
+/**
+ * Every broker setting, declared once: its Kafka-style key, type, default, bounds and documentation.
+ * `loadConfig` validates sources against this table and `--help` prints it. Topic-level defaults use
+ * Kafka's broker names (`log.segment.bytes` is the default of the topic config `segment.bytes`).
+ */
+export type SettingType = 'int' | 'long' | 'bool' | 'string' | 'list' | 'enum';
+
+export interface Setting {
+  readonly key: string;
+  readonly type: SettingType;
+  readonly default: string | number | boolean | readonly string[];
+  readonly doc: string;
+  readonly min?: number;
+  readonly max?: number;
+  readonly values?: readonly string[];
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const GiB = 1024 * 1024 * 1024;
+
+export const SETTINGS = Object.freeze([
+  // Identity and listeners
+  { key: 'node.id', type: 'int', default: 1, min: 0, doc: 'This broker\'s id, reported in Metadata.' },
+  { key: 'cluster.id', type: 'string', default: '', doc: 'Cluster id; generated and persisted in the data directory when empty.' },
+  { key: 'listeners', type: 'string', default: 'PLAINTEXT://0.0.0.0:9092', doc: 'Address the Kafka listener binds to (PLAINTEXT://host:port; port 0 picks a free port).' },
+  { key: 'advertised.listeners', type: 'string', default: '', doc: 'Address given to clients in Metadata (PLAINTEXT://host:port); defaults to the bound listener, with 0.0.0.0 replaced by localhost.' },
+  // Network
+  { key: 'socket.request.max.bytes', type: 'int', default: 100 * 1024 * 1024, min: 1024, doc: 'Largest request frame accepted; a larger frame closes the connection.' },
+  { key: 'connections.max.idle.ms', type: 'long', default: 600_000, min: 0, doc: 'Idle connections are closed after this long (0 disables).' },
+  { key: 'queued.max.requests', type: 'int', default: 500, min: 1, doc: 'Requests in flight per connection before the broker stops reading from it (back-pressure).' },
+  { key: 'socket.send.buffer.max.bytes', type: 'int', default: 64 * 1024 * 1024, min: 65536, doc: 'Unsent response bytes per connection before the broker stops reading from it (back-pressure).' },
+  // Storage
+  { key: 'log.dirs', type: 'string', default: './data/log', doc: 'Directory holding partition logs and broker metadata.' },
+  { key: 'num.partitions', type: 'int', default: 1, min: 1, max: 10000, doc: 'Partitions of an auto-created topic, and of CreateTopics with -1 partitions.' },
+  { key: 'auto.create.topics.enable', type: 'bool', default: true, doc: 'Create unknown topics on Metadata and Produce requests.' },
+  { key: 'message.max.bytes', type: 'int', default: 1048588, min: 0, doc: 'Default of the topic config max.message.bytes: largest record batch accepted.' },
+  { key: 'log.segment.bytes', type: 'int', default: GiB, min: 14, doc: 'Default of segment.bytes: a segment rolls at this size.' },
+  { key: 'log.roll.ms', type: 'long', default: 7 * DAY_MS, min: 1, doc: 'Default of segment.ms: a segment rolls at this age.' },
+  { key: 'log.retention.ms', type: 'long', default: 7 * DAY_MS, min: -1, doc: 'Default of retention.ms (-1: keep forever).' },
+  { key: 'log.retention.bytes', type: 'long', default: -1, min: -1, doc: 'Default of retention.bytes per partition (-1: no limit).' },
+  { key: 'log.retention.check.interval.ms', type: 'long', default: 300_000, min: 1, doc: 'How often retention runs.' },
+  { key: 'log.flush.interval.messages', type: 'long', default: Number.MAX_SAFE_INTEGER, min: 1, doc: 'Default of flush.messages: fsync after this many records. The default leaves flushing to the OS: acknowledged data survives a broker crash (it is in the page cache) but not a power loss.' },
+  { key: 'log.flush.interval.ms', type: 'long', default: Number.MAX_SAFE_INTEGER, min: 0, doc: 'Default of flush.ms: fsync when the oldest unflushed data is this old.' },
+  { key: 'log.index.interval.bytes', type: 'int', default: 4096, min: 0, doc: 'Default of index.interval.bytes: bytes between offset index entries.' },
+  { key: 'log.message.timestamp.type', type: 'enum', default: 'CreateTime', values: ['CreateTime', 'LogAppendTime'], doc: 'Default of message.timestamp.type.' },
+  // Groups
+  { key: 'offsets.retention.minutes', type: 'long', default: 7 * 24 * 60, min: 1, doc: 'Committed offsets of an empty group expire after this long.' },
+  { key: 'group.min.session.timeout.ms', type: 'int', default: 6000, min: 0, doc: 'Smallest session timeout a member may ask for.' },
+  { key: 'group.max.session.timeout.ms', type: 'int', default: 1_800_000, min: 0, doc: 'Largest session timeout a member may ask for.' },
+  { key: 'group.initial.rebalance.delay.ms', type: 'int', default: 3000, min: 0, doc: 'Wait for more members before the first rebalance of an empty group.' },
+  // Operations
+  { key: 'log.level', type: 'enum', default: 'info', values: ['debug', 'info', 'warn', 'error', 'silent'], doc: 'Lowest level of structured log lines written to stdout.' },
+  { key: 'shutdown.timeout.ms', type: 'long', default: 30_000, min: 0, doc: 'On SIGTERM/SIGINT, wait this long for in-flight requests before closing connections.' },
+] as const satisfies readonly Setting[]);
+
+export const SETTINGS_BY_KEY: ReadonlyMap<string, Setting> = new Map(SETTINGS.map((s) => [s.key, s as Setting]));
+
+type ValueOf<T extends SettingType> = T extends 'int' | 'long'
+  ? number
+  : T extends 'bool'
+    ? boolean
+    : T extends 'list'
+      ? readonly string[]
+      : string;
+
+/** The broker configuration: one validated, deep-frozen object keyed by the settings' names. */
+export type BrokerConfig = { readonly [S in (typeof SETTINGS)[number] as S['key']]: ValueOf<S['type']> };
+export type SettingKey = keyof BrokerConfig;

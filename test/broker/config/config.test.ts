@@ -1,0 +1,94 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, envName, formatHelp, loadConfig, parseListener } from '../../../broker/config/config.js';
+import { SETTINGS } from '../../../broker/config/settings.js';
+
+function load(argv: string[] = [], env: Record<string, string> = {}, files: Record<string, string> = {}) {
+  const res = loadConfig({
+    argv,
+    env,
+    readFile: (p) => {
+      const text = files[p];
+      if (text === undefined) throw new Error('ENOENT');
+      return text;
+    },
+  });
+  if (res.help) throw new Error('unexpected help');
+  return res.config;
+}
+
+test('defaults are complete and frozen', () => {
+  const c = load();
+  for (const s of SETTINGS) assert.deepEqual(c[s.key], s.default, s.key);
+  assert.equal(c['listeners'], 'PLAINTEXT://0.0.0.0:9092');
+  assert.ok(Object.isFrozen(c));
+  assert.throws(() => {
+    (c as Record<string, unknown>)['node.id'] = 7;
+  }, TypeError);
+});
+
+test('precedence: file < environment < flags', () => {
+  const files = { '/etc/floe.properties': '# comment\nnum.partitions=3\nlog.dirs = /from/file\nnode.id=5\n' };
+  const c = load(
+    ['--config', '/etc/floe.properties', '--num.partitions=9'],
+    { FLOE_LOG_DIRS: '/from/env', PATH: '/usr/bin' },
+    files,
+  );
+  assert.equal(c['num.partitions'], 9);
+  assert.equal(c['log.dirs'], '/from/env');
+  assert.equal(c['node.id'], 5);
+});
+
+test('JSON files and FLOE_CONFIG', () => {
+  const c = load([], { FLOE_CONFIG: 'c.json' }, { 'c.json': '{"auto.create.topics.enable": false, "log.level": "warn"}' });
+  assert.equal(c['auto.create.topics.enable'], false);
+  assert.equal(c['log.level'], 'warn');
+});
+
+test('every problem is reported at once, naming key and source', () => {
+  let err: unknown;
+  try {
+    load(['--num.partitions=zero', '--no.such=1', '--log.level', 'loud'], { FLOE_NODE_ID: '-3', FLOE_LOG_DIRZ: 'x' });
+  } catch (e) {
+    err = e;
+  }
+  assert.ok(err instanceof ConfigError);
+  assert.equal(err.code, 'INVALID_CONFIG');
+  const text = err.message;
+  assert.match(text, /flag --num.partitions: num.partitions must be a whole number, got 'zero'/);
+  assert.match(text, /flag --no.such is not a setting/);
+  assert.match(text, /log.level must be one of debug, info, warn, error, silent, got 'loud'/);
+  assert.match(text, /environment FLOE_NODE_ID: node.id must be at least 0, got -3/);
+  assert.match(text, /FLOE_LOG_DIRZ is not a setting \(did you mean one of log.dirs/);
+  assert.equal(err.problems.length, 5);
+});
+
+test('listeners are validated', () => {
+  assert.deepEqual(parseListener('PLAINTEXT://127.0.0.1:0'), { host: '127.0.0.1', port: 0 });
+  assert.deepEqual(parseListener('PLAINTEXT://[::1]:9092'), { host: '::1', port: 9092 });
+  assert.deepEqual(parseListener('PLAINTEXT://:9092'), { host: '0.0.0.0', port: 9092 });
+  assert.equal(parseListener('SSL://h:1'), undefined);
+  assert.equal(parseListener('PLAINTEXT://h:70000'), undefined);
+  assert.throws(() => load(['--listeners=localhost:9092']), /listeners must look like PLAINTEXT:\/\/host:port/);
+});
+
+test('bad files and flags without values are clear errors', () => {
+  assert.throws(() => load(['--config', 'missing.properties']), /config file missing.properties: cannot read it/);
+  assert.throws(() => load(['--config', 'x.json'], {}, { 'x.json': '[1]' }), /must hold a JSON object/);
+  assert.throws(() => load(['--config', 'x.properties'], {}, { 'x.properties': 'novalue\n' }), /x.properties:1: expected key=value/);
+  assert.throws(() => load(['--node.id']), /flag --node.id needs a value/);
+  assert.throws(() => load(['stray']), /unexpected argument 'stray'/);
+  assert.throws(
+    () => load(['--group.min.session.timeout.ms=10', '--group.max.session.timeout.ms=5']),
+    /must not exceed group.max.session.timeout.ms/,
+  );
+});
+
+test('--help lists every setting with its environment name', () => {
+  assert.deepEqual(loadConfig({ argv: ['--help'] }), { help: true });
+  const help = formatHelp();
+  for (const s of SETTINGS) {
+    assert.ok(help.includes(`--${s.key} `), s.key);
+    assert.ok(help.includes(envName(s.key)), s.key);
+  }
+});
