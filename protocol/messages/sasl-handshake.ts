@@ -1,0 +1,22 @@
+import { api, array, field, message } from '../schema/types.js';
+
+/** SaslHandshake (17): the client names a SASL mechanism and learns which ones the broker enables. */
+export const saslHandshakeRequest = message({
+  apiKey: 17,
+  name: 'SaslHandshake',
+  type: 'request',
+  validVersions: '0-1',
+  flexibleVersions: 'none',
+  fields: [field('mechanism', 'string', '0+')],
+});
+
+export const saslHandshakeResponse = message({
+  apiKey: 17,
+  name: 'SaslHandshake',
+  type: 'response',
+  validVersions: '0-1',
+  flexibleVersions: 'none',
+  fields: [field('errorCode', 'int16', '0+'), field('mechanisms', array('string'), '0+')],
+});
+
+export const saslHandshakeApi = api(saslHandshakeRequest, saslHandshakeResponse);
