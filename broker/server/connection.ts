@@ -1,0 +1,199 @@
+/**
+ * One client connection: splits frames, runs several requests at once, and writes responses strictly in
+ * request order (Kafka clients pipeline requests and match responses by order and correlation id).
+ *
+ * Back-pressure: reading pauses while `maxInFlight` requests are unanswered or while more than
+ * `maxUnsentBytes` of responses wait in the socket's buffer (a slow consumer), and resumes when both drop.
+ * So a client that does not read its responses cannot make the broker's memory grow without bound.
+ */
+import type { Socket } from 'node:net';
+import type { Logger } from '../logger.js';
+import { FrameSplitter } from './frame-splitter.js';
+
+export interface ConnectionInfo {
+  readonly id: number;
+  readonly remoteAddress: string;
+}
+
+/**
+ * Handles one request frame (without its size prefix). Resolves to the encoded response including its size
+ * prefix, or undefined when the request gets no response (Produce with acks=0). Throwing closes the
+ * connection, which is what Kafka does with a request it cannot parse.
+ */
+export type FrameHandler = (frame: Buffer, conn: ConnectionInfo) => Promise<Buffer | undefined> | Buffer | undefined;
+
+export interface ConnectionOptions {
+  readonly maxFrameBytes: number;
+  readonly maxInFlight: number;
+  readonly maxUnsentBytes: number;
+  /** Close after this long without traffic while nothing is in flight; 0 disables. */
+  readonly idleMs: number;
+}
+
+type Slot = { done: boolean; response: Buffer | undefined };
+
+export class Connection {
+  private readonly splitter: FrameSplitter;
+  private readonly queue: Slot[] = [];
+  /** Frames received but not yet dispatched because the connection is over its limits. */
+  private backlog: Buffer[] = [];
+  private inFlight = 0;
+  private paused = false;
+  private pumping = false;
+  private draining = false;
+  private closed = false;
+  private readonly idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly socket: Socket,
+    readonly info: ConnectionInfo,
+    private readonly handler: FrameHandler,
+    private readonly options: ConnectionOptions,
+    private readonly log: Logger,
+  ) {
+    this.splitter = new FrameSplitter(options.maxFrameBytes);
+    socket.setNoDelay(true);
+    if (options.idleMs > 0) socket.setTimeout(options.idleMs, () => this.onIdle());
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('drain', () => this.pump());
+    socket.on('error', (err) => this.log.debug('connection error', { conn: info.id, err }));
+    socket.on('close', () => this.onClose());
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.draining) return;
+    let frames: Buffer[];
+    try {
+      frames = this.splitter.push(chunk);
+    } catch (err) {
+      this.log.warn('closing connection: bad frame', { conn: this.info.id, remote: this.info.remoteAddress, err });
+      this.destroy();
+      return;
+    }
+    if (this.backlog.length === 0) this.backlog = frames;
+    else this.backlog.push(...frames);
+    this.pump();
+  }
+
+  private overloaded(): boolean {
+    return this.inFlight >= this.options.maxInFlight || this.socket.writableLength > this.options.maxUnsentBytes;
+  }
+
+  /** Dispatches backlogged frames while the connection is within its limits, then pauses or resumes reading. */
+  private pump(): void {
+    if (this.pumping) return; // a synchronous handler completing inside the loop below
+    this.pumping = true;
+    let i = 0;
+    while (i < this.backlog.length && !this.closed && !this.overloaded()) {
+      const frame = this.backlog[i++];
+      if (frame) this.dispatch(frame);
+    }
+    this.backlog = i === this.backlog.length ? [] : this.backlog.slice(i);
+    this.pumping = false;
+    this.updateFlow();
+  }
+
+  private dispatch(frame: Buffer): void {
+    const slot: Slot = { done: false, response: undefined };
+    this.queue.push(slot);
+    this.inFlight++;
+    let result: Promise<Buffer | undefined> | Buffer | undefined;
+    try {
+      result = this.handler(frame, this.info);
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (response) => this.complete(slot, response),
+        (err: unknown) => this.fail(err),
+      );
+    } else {
+      this.complete(slot, result);
+    }
+  }
+
+  private complete(slot: Slot, response: Buffer | undefined): void {
+    slot.done = true;
+    slot.response = response;
+    this.inFlight--;
+    while (this.queue.length > 0 && this.queue[0]?.done) {
+      const head = this.queue.shift();
+      if (head?.response && !this.closed) this.socket.write(head.response);
+    }
+    this.pump();
+    if (this.inFlight === 0) this.notifyIdle();
+  }
+
+  private fail(err: unknown): void {
+    this.inFlight--;
+    this.log.warn('closing connection: request failed', { conn: this.info.id, remote: this.info.remoteAddress, err });
+    this.destroy();
+  }
+
+  private updateFlow(): void {
+    if (this.closed) return;
+    const overloaded = this.backlog.length > 0 || this.overloaded();
+    if (overloaded && !this.paused) {
+      this.paused = true;
+      this.socket.pause();
+    } else if (!overloaded && this.paused && !this.draining) {
+      this.paused = false;
+      this.socket.resume();
+    }
+  }
+
+  private onIdle(): void {
+    if (this.inFlight > 0) return;
+    this.log.debug('closing idle connection', { conn: this.info.id });
+    this.destroy();
+  }
+
+  private onClose(): void {
+    this.closed = true;
+    this.notifyIdle();
+  }
+
+  private notifyIdle(): void {
+    for (const w of this.idleWaiters.splice(0)) w();
+  }
+
+  /** Number of requests received but not yet answered. */
+  get pendingRequests(): number {
+    return this.inFlight;
+  }
+
+  /**
+   * Graceful close: stop reading new requests, let in-flight ones finish (up to `timeoutMs`), flush their
+   * responses, then close.
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    this.draining = true;
+    this.backlog = [];
+    this.socket.pause();
+    if (this.inFlight > 0 && !this.closed) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        this.idleWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    if (this.closed) return;
+    await new Promise<void>((resolve) => {
+      this.socket.once('close', () => resolve());
+      this.socket.end();
+      setTimeout(() => {
+        this.destroy();
+        resolve();
+      }, Math.max(100, Math.min(timeoutMs, 5000))).unref();
+    });
+  }
+
+  destroy(): void {
+    this.closed = true;
+    this.socket.destroy();
+  }
+}
