@@ -1,0 +1,195 @@
+/**
+ * MetadataStore kept in `<log.dirs>/__cluster_metadata/metadata.json`. Every change rewrites the file
+ * atomically (write to a temp file, fsync, rename, fsync the directory) before the change is reported, so
+ * a created topic or an allocated producer id survives kill -9. Changes are serialized.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { MetadataError, type MetadataStore, type TopicRecord } from './metadata-store.js';
+
+interface StoredTopic {
+  name: string;
+  id: string;
+  partitions: number;
+  configs: Record<string, string>;
+  createdAtMs: number;
+}
+
+interface StoredState {
+  version: 1;
+  clusterId: string;
+  nextProducerId: string;
+  topics: StoredTopic[];
+}
+
+/** Producer ids are reserved in blocks so that most allocations need no write. */
+const PRODUCER_ID_BLOCK = 1000n;
+
+export class EmbeddedMetadataStore implements MetadataStore {
+  private readonly topics = new Map<string, TopicRecord>();
+  private chain: Promise<unknown> = Promise.resolve();
+  private producerIdNext = 0n;
+  private producerIdLimit = 0n;
+
+  private constructor(
+    private readonly dir: string,
+    readonly clusterId: string,
+    private reservedProducerIds: bigint,
+  ) {
+    this.producerIdNext = reservedProducerIds;
+    this.producerIdLimit = reservedProducerIds;
+  }
+
+  static async open(logDir: string, configuredClusterId = ''): Promise<EmbeddedMetadataStore> {
+    const dir = join(logDir, '__cluster_metadata');
+    await mkdir(dir, { recursive: true });
+    let state: StoredState | undefined;
+    try {
+      state = JSON.parse(await readFile(join(dir, 'metadata.json'), 'utf8')) as StoredState;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        throw new MetadataError('IO_ERROR', `cannot read cluster metadata in ${dir}: ${(err as Error).message}; restore the file or move the data directory aside`);
+      }
+    }
+    if (state && configuredClusterId !== '' && state.clusterId !== configuredClusterId) {
+      throw new MetadataError('IO_ERROR', `data directory ${logDir} belongs to cluster ${state.clusterId}, but cluster.id is ${configuredClusterId}`);
+    }
+    const clusterId = state?.clusterId ?? (configuredClusterId || randomBytes(16).toString('base64url').slice(0, 22));
+    const store = new EmbeddedMetadataStore(dir, clusterId, BigInt(state?.nextProducerId ?? '0'));
+    for (const t of state?.topics ?? []) {
+      store.topics.set(t.name, Object.freeze({ ...t, id: Buffer.from(t.id, 'hex'), configs: Object.freeze({ ...t.configs }) }));
+    }
+    if (!state) await store.persist();
+    return store;
+  }
+
+  listTopics(): readonly TopicRecord[] {
+    return [...this.topics.values()];
+  }
+
+  getTopic(name: string): TopicRecord | undefined {
+    return this.topics.get(name);
+  }
+
+  getTopicById(id: Buffer): TopicRecord | undefined {
+    for (const t of this.topics.values()) if (t.id.equals(id)) return t;
+    return undefined;
+  }
+
+  createTopic(name: string, partitions: number, configs: Readonly<Record<string, string>>): Promise<TopicRecord> {
+    return this.serialize(async () => {
+      if (this.topics.has(name)) throw new MetadataError('TOPIC_EXISTS', `topic '${name}' already exists`);
+      const record: TopicRecord = Object.freeze({
+        name,
+        id: Buffer.from(randomUUID().replace(/-/g, ''), 'hex'),
+        partitions,
+        configs: Object.freeze({ ...configs }),
+        createdAtMs: Date.now(),
+      });
+      this.topics.set(name, record);
+      await this.persistOrRollback(() => this.topics.delete(name));
+      return record;
+    });
+  }
+
+  deleteTopic(name: string): Promise<TopicRecord> {
+    return this.serialize(async () => {
+      const record = this.require(name);
+      this.topics.delete(name);
+      await this.persistOrRollback(() => this.topics.set(name, record));
+      return record;
+    });
+  }
+
+  setPartitionCount(name: string, partitions: number): Promise<TopicRecord> {
+    return this.replace(name, (t) => ({ ...t, partitions }));
+  }
+
+  alterTopicConfigs(name: string, changes: Readonly<Record<string, string | null>>): Promise<TopicRecord> {
+    return this.replace(name, (t) => {
+      const configs: Record<string, string> = { ...t.configs };
+      for (const [k, v] of Object.entries(changes)) {
+        if (v === null) delete configs[k];
+        else configs[k] = v;
+      }
+      return { ...t, configs: Object.freeze(configs) };
+    });
+  }
+
+  allocateProducerId(): Promise<bigint> {
+    return this.serialize(async () => {
+      if (this.producerIdNext >= this.producerIdLimit) {
+        const previous = this.reservedProducerIds;
+        this.reservedProducerIds = this.producerIdLimit + PRODUCER_ID_BLOCK;
+        try {
+          await this.persist();
+        } catch (err) {
+          this.reservedProducerIds = previous;
+          throw err;
+        }
+        this.producerIdLimit = this.reservedProducerIds;
+      }
+      return this.producerIdNext++;
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.chain.catch(() => undefined);
+  }
+
+  private require(name: string): TopicRecord {
+    const t = this.topics.get(name);
+    if (!t) throw new MetadataError('UNKNOWN_TOPIC', `topic '${name}' does not exist`);
+    return t;
+  }
+
+  private replace(name: string, change: (t: TopicRecord) => TopicRecord): Promise<TopicRecord> {
+    return this.serialize(async () => {
+      const before = this.require(name);
+      const after = Object.freeze(change(before));
+      this.topics.set(name, after);
+      await this.persistOrRollback(() => this.topics.set(name, before));
+      return after;
+    });
+  }
+
+  private serialize<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async persistOrRollback(rollback: () => void): Promise<void> {
+    try {
+      await this.persist();
+    } catch (err) {
+      rollback();
+      throw err;
+    }
+  }
+
+  private async persist(): Promise<void> {
+    const state: StoredState = {
+      version: 1,
+      clusterId: this.clusterId,
+      nextProducerId: this.reservedProducerIds.toString(),
+      topics: [...this.topics.values()].map((t) => ({ ...t, id: t.id.toString('hex'), configs: { ...t.configs } })),
+    };
+    const tmp = join(this.dir, 'metadata.json.tmp');
+    const fh = await open(tmp, 'w');
+    try {
+      await fh.writeFile(JSON.stringify(state, null, 2));
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, join(this.dir, 'metadata.json'));
+    const dh = await open(this.dir, 'r');
+    try {
+      await dh.sync();
+    } finally {
+      await dh.close();
+    }
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Cluster-wide state behind one interface: topics with their ids, partition counts and configs, the
+ * cluster id, and producer-id allocation. The embedded implementation keeps it in the data directory; a
+ * multi-broker mode will put the same state in a coordination store.
+ */
+export interface TopicRecord {
+  readonly name: string;
+  /** Stable topic id (16 bytes), assigned at creation and never reused. */
+  readonly id: Buffer;
+  readonly partitions: number;
+  /** The topic's own config overrides (defaults are not stored). */
+  readonly configs: Readonly<Record<string, string>>;
+  readonly createdAtMs: number;
+}
+
+export interface MetadataStore {
+  readonly clusterId: string;
+  listTopics(): readonly TopicRecord[];
+  getTopic(name: string): TopicRecord | undefined;
+  getTopicById(id: Buffer): TopicRecord | undefined;
+  createTopic(name: string, partitions: number, configs: Readonly<Record<string, string>>): Promise<TopicRecord>;
+  deleteTopic(name: string): Promise<TopicRecord>;
+  setPartitionCount(name: string, partitions: number): Promise<TopicRecord>;
+  /** Sets (string) or removes (null) config overrides. */
+  alterTopicConfigs(name: string, changes: Readonly<Record<string, string | null>>): Promise<TopicRecord>;
+  /** Allocates a new producer id, never handed out before (also across restarts). */
+  allocateProducerId(): Promise<bigint>;
+  close(): Promise<void>;
+}
+
+export class MetadataError extends Error {
+  constructor(
+    readonly code: 'TOPIC_EXISTS' | 'UNKNOWN_TOPIC' | 'IO_ERROR',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'MetadataError';
+  }
+}
