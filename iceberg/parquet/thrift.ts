@@ -1,0 +1,151 @@
+/**
+ * A schema-less decoder for the Thrift compact protocol, enough to read a Parquet footer (FileMetaData).
+ * Every struct decodes to a Map from Thrift field id to value; `footer.ts` gives the ids their meaning.
+ * parquet-wasm does not expose column statistics or page offsets, so we read the footer ourselves.
+ */
+import { ParquetError } from './errors.js';
+
+export type ThriftValue = boolean | number | bigint | Uint8Array | ThriftStruct | ThriftValue[];
+export type ThriftStruct = Map<number, ThriftValue>;
+
+// Compact protocol type ids.
+const BOOL_TRUE = 1;
+const BOOL_FALSE = 2;
+const BYTE = 3;
+const I16 = 4;
+const I32 = 5;
+const I64 = 6;
+const DOUBLE = 7;
+const BINARY = 8;
+const LIST = 9;
+const SET = 10;
+const MAP = 11;
+const STRUCT = 12;
+
+const MAX_DEPTH = 64;
+
+class CompactReader {
+  pos = 0;
+  constructor(private readonly buf: Uint8Array) {}
+
+  private fail(what: string): never {
+    throw new ParquetError('INVALID_PARQUET', `Corrupt Parquet footer at byte ${this.pos}: ${what}; rewrite the file`);
+  }
+
+  byte(): number {
+    if (this.pos >= this.buf.length) this.fail('unexpected end of footer');
+    return this.buf[this.pos++] as number;
+  }
+
+  varint(): bigint {
+    let result = 0n;
+    let shift = 0n;
+    for (;;) {
+      const b = this.byte();
+      result |= BigInt(b & 0x7f) << shift;
+      if ((b & 0x80) === 0) return result;
+      shift += 7n;
+      if (shift > 70n) this.fail('varint longer than 10 bytes');
+    }
+  }
+
+  zigzag(): bigint {
+    const v = this.varint();
+    return (v >> 1n) ^ -(v & 1n);
+  }
+
+  smallInt(): number {
+    return Number(this.zigzag());
+  }
+
+  binary(): Uint8Array {
+    const len = Number(this.varint());
+    if (this.pos + len > this.buf.length) this.fail(`binary of ${len} bytes runs past the end`);
+    // A copy: values outlive the file buffer and must not alias it (Buffer#slice would).
+    const out = new Uint8Array(this.buf.subarray(this.pos, this.pos + len));
+    this.pos += len;
+    return out;
+  }
+
+  value(type: number, depth: number): ThriftValue {
+    switch (type) {
+      case BOOL_TRUE:
+        return true;
+      case BOOL_FALSE:
+        return false;
+      case BYTE: {
+        const b = this.byte();
+        return b > 127 ? b - 256 : b;
+      }
+      case I16:
+      case I32:
+        return this.smallInt();
+      case I64:
+        return this.zigzag();
+      case DOUBLE: {
+        if (this.pos + 8 > this.buf.length) this.fail('double runs past the end');
+        const v = new DataView(this.buf.buffer, this.buf.byteOffset + this.pos, 8).getFloat64(0, true);
+        this.pos += 8;
+        return v;
+      }
+      case BINARY:
+        return this.binary();
+      case LIST:
+      case SET:
+        return this.list(depth);
+      case MAP:
+        return this.map(depth);
+      case STRUCT:
+        return this.struct(depth + 1);
+      default:
+        return this.fail(`unknown compact type ${type}`);
+    }
+  }
+
+  list(depth: number): ThriftValue[] {
+    const header = this.byte();
+    let size = header >> 4;
+    const elemType = header & 0x0f;
+    if (size === 15) size = Number(this.varint());
+    const out: ThriftValue[] = [];
+    for (let i = 0; i < size; i++) {
+      // Booleans inside lists are one byte each.
+      if (elemType === BOOL_TRUE || elemType === BOOL_FALSE) out.push(this.byte() === BOOL_TRUE);
+      else out.push(this.value(elemType, depth));
+    }
+    return out;
+  }
+
+  map(depth: number): ThriftValue[] {
+    const size = Number(this.varint());
+    if (size === 0) return [];
+    const types = this.byte();
+    const out: ThriftValue[] = [];
+    for (let i = 0; i < size; i++) {
+      const k = this.value(types >> 4, depth);
+      const v = this.value(types & 0x0f, depth);
+      out.push([k, v]);
+    }
+    return out;
+  }
+
+  struct(depth: number): ThriftStruct {
+    if (depth > MAX_DEPTH) this.fail('structs nested too deeply');
+    const out: ThriftStruct = new Map();
+    let lastId = 0;
+    for (;;) {
+      const header = this.byte();
+      if (header === 0) return out;
+      const type = header & 0x0f;
+      const delta = header >> 4;
+      const id = delta === 0 ? this.smallInt() : lastId + delta;
+      lastId = id;
+      out.set(id, this.value(type, depth));
+    }
+  }
+}
+
+/** Decodes one compact-protocol struct starting at byte 0 of `buf`. */
+export function decodeThriftStruct(buf: Uint8Array): ThriftStruct {
+  return new CompactReader(buf).struct(0);
+}

@@ -1,0 +1,210 @@
+/**
+ * Writes Iceberg data files in Parquet with parquet-wasm. Record batches are checked against the Iceberg
+ * schema, stamped with field ids (every column, nested ones included) and fed to the streaming writer in
+ * slices of ~128k rows, so wasm memory stays bounded however large the input (measurements.md).
+ */
+import * as arrow from 'apache-arrow';
+import * as pq from 'parquet-wasm';
+import type { StructType, Type } from '../schema.js';
+import { FloatStatsCollector, parquetMetrics, type DataFileMetrics } from '../metrics.js';
+import { arrowTypeMismatch, icebergToArrowSchema } from './arrow-schema.js';
+import { ParquetError } from './errors.js';
+import { parseParquetFooter, type ParquetFooter } from './footer.js';
+
+export type ParquetCompression = 'zstd' | 'snappy' | 'none';
+
+export interface ParquetWriteOptions {
+  /** Page compression; default zstd. */
+  readonly compression?: ParquetCompression;
+  /** Maximum rows per row group; default 1,048,576 (parquet-rs default). */
+  readonly rowGroupRows?: number;
+  /** Rows handed to the wasm writer at once; default 131,072. */
+  readonly sliceRows?: number;
+  /**
+   * Dictionary encoding: 'auto' (default) turns it off for binary columns, whose values (Kafka keys and
+   * values) rarely repeat; 'on'/'off' apply to every column.
+   */
+  readonly dictionary?: 'auto' | 'on' | 'off';
+  /** Extra columns (Parquet dotted paths, e.g. `kafka.key`) to write without a dictionary. */
+  readonly noDictionaryColumns?: readonly string[];
+  /** Key/value metadata for the footer. `iceberg.schema` is always added. */
+  readonly keyValueMetadata?: ReadonlyMap<string, string>;
+  /** truncate(L) for string/binary bounds in the metrics; default 16. */
+  readonly truncateLength?: number;
+}
+
+export interface ParquetWriteResult {
+  readonly bytes: Uint8Array;
+  readonly footer: ParquetFooter;
+  readonly metrics: DataFileMetrics;
+  /** Row group start offsets, ascending: the data file's `split_offsets`. */
+  readonly splitOffsets: bigint[];
+}
+
+export const DEFAULT_SLICE_ROWS = 128 * 1024;
+export const DEFAULT_ROW_GROUP_ROWS = 1024 * 1024;
+
+const CODECS: Record<ParquetCompression, pq.Compression> = {
+  zstd: pq.Compression.ZSTD,
+  snappy: pq.Compression.SNAPPY,
+  none: pq.Compression.UNCOMPRESSED,
+};
+
+/** Parquet dotted paths of the leaves of an Arrow schema, with the Iceberg type of each leaf. */
+function leafPaths(schema: arrow.Schema, iceberg: StructType): { path: string; type: Type }[] {
+  const out: { path: string; type: Type }[] = [];
+  const visit = (prefix: string, field: arrow.Field, type: Type): void => {
+    const path = prefix ? `${prefix}.${field.name}` : field.name;
+    if (typeof type === 'string') {
+      out.push({ path, type });
+      return;
+    }
+    if (type.type === 'struct') {
+      type.fields.forEach((f, i) => visit(path, field.type.children[i] as arrow.Field, f.type));
+    } else if (type.type === 'list') {
+      // parquet-rs writes the three-level list as <name>.list.<element name>
+      visit(`${path}.list`, field.type.children[0] as arrow.Field, type.element);
+    } else {
+      const entries = field.type.children[0] as arrow.Field;
+      const kv = `${path}.${entries.name}`;
+      visit(kv, entries.type.children[0] as arrow.Field, type.key);
+      visit(kv, entries.type.children[1] as arrow.Field, type.value);
+    }
+  };
+  iceberg.fields.forEach((f, i) => visit('', schema.fields[i] as arrow.Field, f.type));
+  return out;
+}
+
+function writerProperties(schema: arrow.Schema, iceberg: StructType, options: ParquetWriteOptions): pq.WriterProperties {
+  let b = new pq.WriterPropertiesBuilder()
+    .setCompression(CODECS[options.compression ?? 'zstd'])
+    .setMaxRowGroupSize(options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS)
+    .setCreatedBy('floe')
+    .setStatisticsEnabled(pq.EnabledStatistics.Chunk);
+  const dict = options.dictionary ?? 'auto';
+  if (dict === 'off') b = b.setDictionaryEnabled(false);
+  if (dict === 'auto') {
+    for (const leaf of leafPaths(schema, iceberg)) if (leaf.type === 'binary') b = b.setColumnDictionaryEnabled(leaf.path, false);
+  }
+  for (const path of options.noDictionaryColumns ?? []) b = b.setColumnDictionaryEnabled(path, false);
+  const kv = new Map(options.keyValueMetadata ?? []);
+  kv.set('iceberg.schema', JSON.stringify(iceberg));
+  b = b.setKeyValueMetadata(kv);
+  return b.build();
+}
+
+/** `data` re-typed as `type` (same buffers), so the field ids in `type` travel with it through IPC. */
+function retype(data: arrow.Data, type: arrow.DataType): arrow.Data {
+  const children = data.children.map((c, i) => retype(c, (type.children[i] as arrow.Field).type));
+  return data.clone(type, data.offset, data.length, data.nullCount, data.buffers, children);
+}
+
+/** Checks a batch against the schema and returns it with the id-carrying Arrow schema. */
+function conform(batch: arrow.RecordBatch, target: arrow.Schema, iceberg: StructType): arrow.RecordBatch {
+  const children: arrow.Data[] = [];
+  iceberg.fields.forEach((f, i) => {
+    const want = target.fields[i] as arrow.Field;
+    const idx = batch.schema.fields.findIndex((x) => x.name === f.name);
+    const col = idx >= 0 ? batch.data.children[idx] : undefined;
+    if (!col) {
+      if (f.required) throw new ParquetError('TYPE_MISMATCH', `Record batch lacks required column '${f.name}'; add it or make the field optional`);
+      children.push(arrow.makeData({ type: want.type, length: batch.numRows, nullCount: batch.numRows }) as arrow.Data);
+      return;
+    }
+    const mismatch = arrowTypeMismatch(f.type, col.type, f.name);
+    if (mismatch) throw new ParquetError('TYPE_MISMATCH', `${mismatch}; build batches with icebergToArrowSchema(schema)`);
+    if (f.required && col.nullCount > 0) {
+      throw new ParquetError('TYPE_MISMATCH', `Required column '${f.name}' has ${col.nullCount} nulls; fill them or make the field optional`);
+    }
+    children.push(retype(col, want.type));
+  });
+  const data = arrow.makeData({ type: new arrow.Struct(target.fields), length: batch.numRows, nullCount: 0, children });
+  return new arrow.RecordBatch(target, data);
+}
+
+function emptyBatch(target: arrow.Schema): arrow.RecordBatch {
+  const children = target.fields.map((f) => arrow.makeBuilder({ type: f.type }).finish().flush() as arrow.Data);
+  return new arrow.RecordBatch(target, arrow.makeData({ type: new arrow.Struct(target.fields), length: 0, nullCount: 0, children }));
+}
+
+function toBatches(data: arrow.Table | Iterable<arrow.RecordBatch>): Iterable<arrow.RecordBatch> {
+  return data instanceof arrow.Table ? data.batches : data;
+}
+
+/**
+ * Writes one Parquet data file for `schema` from Arrow data, with field ids on every column, and returns
+ * its bytes, parsed footer, Iceberg metrics and split offsets.
+ */
+export async function writeParquet(
+  schema: StructType,
+  data: arrow.Table | Iterable<arrow.RecordBatch>,
+  options: ParquetWriteOptions = {},
+): Promise<ParquetWriteResult> {
+  const target = icebergToArrowSchema(schema);
+  const sliceRows = options.sliceRows ?? DEFAULT_SLICE_ROWS;
+  if (!(sliceRows > 0)) throw new ParquetError('WRITE_FAILED', 'sliceRows must be positive');
+  const floats = new FloatStatsCollector(schema);
+  const source = toBatches(data)[Symbol.iterator]();
+  let current: arrow.RecordBatch | undefined;
+  let offset = 0;
+  let wroteAny = false;
+  let failure: unknown;
+
+  const nextSlice = (): arrow.RecordBatch | undefined => {
+    for (;;) {
+      if (current && offset < current.numRows) {
+        const end = Math.min(current.numRows, offset + sliceRows);
+        const s = offset === 0 && end === current.numRows ? current : current.slice(offset, end);
+        offset = end;
+        return s;
+      }
+      const n = source.next();
+      if (n.done) return undefined;
+      current = conform(n.value, target, schema);
+      floats.add(current);
+      offset = 0;
+    }
+  };
+
+  const stream = new ReadableStream<pq.RecordBatch>({
+    pull(ctrl) {
+      try {
+        let slice = nextSlice();
+        // The writer needs the schema even for an empty file: send one empty batch.
+        if (!slice && !wroteAny) slice = emptyBatch(target);
+        if (!slice) {
+          ctrl.close();
+          return;
+        }
+        wroteAny = true;
+        const wasm = pq.Table.fromIPCStream(arrow.tableToIPC(new arrow.Table(target, [slice]), 'stream'));
+        for (const b of wasm.recordBatches()) ctrl.enqueue(b);
+      } catch (err) {
+        failure = err;
+        ctrl.error(err);
+      }
+    },
+  });
+
+  const chunks: Uint8Array[] = [];
+  try {
+    const out = await pq.transformParquetStream(stream, writerProperties(target, schema, options));
+    const reader = (out as ReadableStream<Uint8Array>).getReader();
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      chunks.push(r.value);
+    }
+  } catch (err) {
+    if (failure !== undefined) throw failure;
+    throw new ParquetError('WRITE_FAILED', `parquet-wasm failed to write the file: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  const bytes = Buffer.concat(chunks);
+  const footer = parseParquetFooter(bytes);
+  const metrics = parquetMetrics(schema, footer, bytes.length, {
+    floatStats: floats.stats,
+    ...(options.truncateLength !== undefined ? { truncateLength: options.truncateLength } : {}),
+  });
+  const splitOffsets = footer.rowGroups.map((rg) => rg.startOffset).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { bytes, footer, metrics, splitOffsets };
+}
