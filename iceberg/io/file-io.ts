@@ -15,6 +15,16 @@ export interface ObjectInfo {
   readonly lastModified: Date;
 }
 
+/** What a backend can promise. Callers that need atomic conditional writes must check before relying on them. */
+export interface FileIOCapabilities {
+  /**
+   * True when putIfAbsent and putIfMatch are atomic against concurrent writers (other processes and hosts
+   * included, within the backend's documented guarantee). When false, both throw FileIOError 'UNSUPPORTED'
+   * rather than pretend; a commit protocol must then keep its pointer elsewhere (e.g. in a catalog).
+   */
+  readonly conditionalWrites: boolean;
+}
+
 export interface FileIO {
   /** The whole object. Throws FileIOError with code 'NOT_FOUND' if absent. */
   get(location: string): Promise<Buffer>;
@@ -34,6 +44,11 @@ export interface FileIO {
   delete(location: string): Promise<void>;
   /** Releases connections and handles. */
   close(): Promise<void>;
+  /**
+   * Capabilities for objects at `location` (a store may differ per bucket). Optional: a backend that lacks
+   * it is assumed to support conditional writes only if its putIfAbsent/putIfMatch do not throw 'UNSUPPORTED'.
+   */
+  capabilities?(location: string): Promise<FileIOCapabilities>;
 }
 
 export type FileIOErrorCode =

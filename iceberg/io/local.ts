@@ -1,0 +1,559 @@
+/**
+ * FileIO over a local folder. Locations are `file:///abs/path` (also accepted: Hadoop's `file:/abs/path`), and
+ * every one must lie inside the root folder. Names are taken literally, without percent-decoding.
+ *
+ * Guarantees (the contract in file-io.ts, made concrete):
+ * - Crash consistency. Every write goes to a temp file in the target folder, is fsynced, and only then becomes
+ *   visible, by `rename` (put, putIfMatch) or `link` (putIfAbsent); the folder is fsynced after. A crash leaves
+ *   either the old object or the new one, never a torn one. Orphaned temp files (`.floe-tmp-*`) are invisible.
+ * - putIfAbsent is atomic across processes: `link(temp, final)` fails with EEXIST if anything is there.
+ * - put, putIfMatch and delete run under a per-object lock file (`<name>.floe-lock`, created with O_EXCL), so
+ *   the etag check and the rename are one step for every cooperating process on this host, and for hosts
+ *   sharing a filesystem with working O_EXCL (not NFSv2/3). Inside a process, a queue per object keeps callers
+ *   from spinning on the file. A lock is stale when its owner runs on this host and that pid is dead (broken
+ *   at once), or when it is older than `staleLockMs` (the holder hung, or runs elsewhere). Breakers serialise
+ *   on a second O_EXCL file and re-check the lock's identity before removing it. The lock is held only around
+ *   check + rename, never while data is written, so a live holder never comes near `staleLockMs`.
+ * - etag = inode + mtime (ns) + size, read by fstat, so head, list and the writers agree without hashing data.
+ *   To rule out A-B-A (a freed inode reused by a later version of the same size), every write stamps its temp
+ *   file with an mtime strictly above the version it replaces, and at least the current time sampled after
+ *   the temp file exists. No version can thus repeat an earlier version's (inode, mtime) pair.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { BigIntStats } from 'node:fs';
+import { link, mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { dirname, resolve as resolvePath, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { FileIOError, type FileIO, type FileIOCapabilities, type ObjectInfo } from './file-io.js';
+import { backoffDelay, sleep } from './retry.js';
+
+export interface LocalFileIOOptions {
+  /** The folder every location must be inside: an absolute path or a `file://` URL. Created if missing. */
+  readonly root: string;
+  /** A lock older than this is taken to be abandoned. Default 30 s. */
+  readonly staleLockMs?: number;
+  /** How long a writer waits for a busy lock before failing with IO_ERROR. Default staleLockMs + 10 s. */
+  readonly lockWaitMs?: number;
+  /** fsync data and folders (default true). Only benchmarks and throwaway tests should turn it off. */
+  readonly fsync?: boolean;
+}
+
+const TEMP_MARK = '.floe-tmp-';
+const LOCK_MARK = '.floe-lock';
+const LOCK_SUFFIX = LOCK_MARK;
+const BREAK_SUFFIX = `${LOCK_MARK}.break`;
+
+/** In-process queues, shared by every LocalFileIO in this process, keyed by absolute object path. */
+const localQueues = new Map<string, Promise<unknown>>();
+
+type WriteMode = { kind: 'put' } | { kind: 'ifMatch'; etag: string } | { kind: 'ifAbsent' };
+
+export class LocalFileIO implements FileIO {
+  readonly root: string;
+  readonly rootLocation: string;
+  private readonly staleLockMs: number;
+  private readonly lockWaitMs: number;
+  private readonly fsyncEnabled: boolean;
+  private rootReady: Promise<void> | undefined;
+
+  constructor(options: LocalFileIOOptions) {
+    const raw = options.root.startsWith('file:') ? fileURLToPath(options.root) : options.root;
+    if (!raw.startsWith('/')) {
+      throw new FileIOError('INVALID_LOCATION', `local FileIO root must be an absolute path, got "${options.root}"`);
+    }
+    const root = resolvePath(raw);
+    this.root = root === sep ? '' : root;
+    this.rootLocation = `file://${this.root}`;
+    this.staleLockMs = options.staleLockMs ?? 30_000;
+    this.lockWaitMs = options.lockWaitMs ?? this.staleLockMs + 10_000;
+    this.fsyncEnabled = options.fsync ?? true;
+  }
+
+  async capabilities(_location: string): Promise<FileIOCapabilities> {
+    return { conditionalWrites: true };
+  }
+
+  async get(location: string): Promise<Buffer> {
+    const path = this.toPath(location);
+    try {
+      return await readFile(path);
+    } catch (err) {
+      throw mapReadError(err, location);
+    }
+  }
+
+  async getRange(location: string, offset: number, length: number): Promise<Buffer> {
+    checkRange(offset, length);
+    const path = this.toPath(location);
+    let fh: FileHandle;
+    try {
+      fh = await open(path, 'r');
+    } catch (err) {
+      throw mapReadError(err, location);
+    }
+    try {
+      const { size } = await fh.stat();
+      const want = Math.max(0, Math.min(length, size - offset));
+      const buf = Buffer.allocUnsafe(want);
+      let got = 0;
+      while (got < want) {
+        const { bytesRead } = await fh.read(buf, got, want - got, offset + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      return got === want ? buf : buf.subarray(0, got);
+    } catch (err) {
+      throw mapReadError(err, location);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async head(location: string): Promise<ObjectInfo | undefined> {
+    const path = this.toPath(location);
+    const st = await statOrUndefined(path);
+    return st?.isFile() ? toInfo(location, st) : undefined;
+  }
+
+  put(location: string, data: Buffer): Promise<ObjectInfo> {
+    return this.write(location, data, { kind: 'put' });
+  }
+
+  putIfAbsent(location: string, data: Buffer): Promise<ObjectInfo> {
+    return this.write(location, data, { kind: 'ifAbsent' });
+  }
+
+  putIfMatch(location: string, data: Buffer, etag: string): Promise<ObjectInfo> {
+    return this.write(location, data, { kind: 'ifMatch', etag });
+  }
+
+  async delete(location: string): Promise<void> {
+    const path = this.toPath(location);
+    if ((await statOrUndefined(dirname(path))) === undefined) return;
+    await this.locked(path, location, async () => {
+      try {
+        await unlink(path);
+      } catch (err) {
+        if (errno(err) === 'ENOENT') return;
+        if (errno(err) === 'EISDIR' || errno(err) === 'EPERM') {
+          throw new FileIOError('INVALID_LOCATION', `"${location}" is a folder, not an object`, { cause: err });
+        }
+        throw ioError(err, `delete "${location}"`);
+      }
+      await this.fsyncDir(dirname(path));
+    });
+  }
+
+  async *list(prefix: string): AsyncIterable<ObjectInfo> {
+    const prefixPath = this.prefixPath(prefix);
+    let start: string;
+    let firstFilter: string | undefined;
+    if (`${this.root}/`.startsWith(prefixPath)) {
+      start = this.root || '/';
+    } else if (prefixPath.endsWith('/')) {
+      start = prefixPath.slice(0, -1);
+    } else {
+      start = dirname(prefixPath);
+      firstFilter = prefixPath.slice(start.length + 1);
+    }
+    for await (const [path, st] of walk(start, firstFilter)) {
+      if (path.startsWith(prefixPath)) yield toInfo(`file://${path}`, st);
+    }
+  }
+
+  async close(): Promise<void> {
+    // Nothing is held open between calls.
+  }
+
+  /** Maps a location to an absolute path inside the root, or throws INVALID_LOCATION. */
+  toPath(location: string): string {
+    const path = locationPath(location);
+    if (path.endsWith('/')) {
+      throw new FileIOError('INVALID_LOCATION', `"${location}" names a folder; an object location must not end with "/"`);
+    }
+    checkSegments(path, location);
+    if (!path.startsWith(`${this.root}/`)) {
+      throw new FileIOError('INVALID_LOCATION', `"${location}" is outside the warehouse root ${this.rootLocation}`);
+    }
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    if (name.includes(TEMP_MARK) || name.includes(LOCK_MARK)) {
+      throw new FileIOError(
+        'INVALID_LOCATION',
+        `"${location}": names containing "${TEMP_MARK}" or "${LOCK_MARK}" are reserved for FileIO's own temp and lock files`,
+      );
+    }
+    return path;
+  }
+
+  private prefixPath(prefix: string): string {
+    const path = locationPath(prefix);
+    checkSegments(path, prefix);
+    if (!`${this.root}/`.startsWith(path) && !path.startsWith(`${this.root}/`)) {
+      throw new FileIOError('INVALID_LOCATION', `list prefix "${prefix}" is outside the warehouse root ${this.rootLocation}`);
+    }
+    return path;
+  }
+
+  private async write(location: string, data: Buffer, mode: WriteMode): Promise<ObjectInfo> {
+    const path = this.toPath(location);
+    const dir = dirname(path);
+    await this.ensureDir(dir, location);
+    const temp = `${dir}/${TEMP_MARK}${process.pid}-${randomBytes(6).toString('hex')}`;
+    let fh: FileHandle;
+    try {
+      fh = await open(temp, 'wx', 0o644);
+    } catch (err) {
+      throw ioError(err, `create a temp file for "${location}"`);
+    }
+    let published = false;
+    try {
+      await fh.writeFile(data);
+      if (this.fsyncEnabled) await fh.datasync();
+      if (mode.kind === 'ifAbsent') {
+        const st = await this.stamp(fh, undefined);
+        try {
+          await link(temp, path);
+        } catch (err) {
+          if (errno(err) === 'EEXIST') {
+            throw new FileIOError('ALREADY_EXISTS', `"${location}" already exists; putIfAbsent never replaces an object`);
+          }
+          throw ioError(err, `publish "${location}"`);
+        }
+        published = true;
+        await unlink(temp).catch(() => undefined);
+        await this.fsyncDir(dir);
+        return toInfo(location, st);
+      }
+      return await this.locked(path, location, async (stillHeld) => {
+        const current = await statOrUndefined(path);
+        if (mode.kind === 'ifMatch') {
+          const currentEtag = current?.isFile() ? etagOf(current) : undefined;
+          if (currentEtag !== mode.etag) {
+            throw new FileIOError(
+              'PRECONDITION_FAILED',
+              currentEtag === undefined
+                ? `"${location}" does not exist, so etag ${mode.etag} cannot match; reload and retry`
+                : `"${location}" changed (etag ${currentEtag}, expected ${mode.etag}); reload and retry`,
+            );
+          }
+        }
+        const st = await this.stamp(fh, current);
+        await stillHeld();
+        try {
+          await rename(temp, path);
+        } catch (err) {
+          if (errno(err) === 'EISDIR' || errno(err) === 'ENOTEMPTY' || errno(err) === 'EEXIST') {
+            throw new FileIOError('INVALID_LOCATION', `"${location}" is a folder, not an object`, { cause: err });
+          }
+          throw ioError(err, `publish "${location}"`);
+        }
+        published = true;
+        await this.fsyncDir(dir);
+        return toInfo(location, st);
+      });
+    } catch (err) {
+      throw err instanceof FileIOError ? err : ioError(err, `write "${location}"`);
+    } finally {
+      await fh.close().catch(() => undefined);
+      if (!published) await unlink(temp).catch(() => undefined);
+    }
+  }
+
+  /** Sets the temp file's mtime above `previous` and the current time, fsyncs, and returns its final stats. */
+  private async stamp(fh: FileHandle, previous: BigIntStats | undefined): Promise<BigIntStats> {
+    let seconds = (performance.timeOrigin + performance.now()) / 1000;
+    for (let i = 1; ; i++) {
+      if (previous !== undefined) seconds = Math.max(seconds, Number(previous.mtimeNs) / 1e9 + i * 1e-6);
+      await fh.utimes(seconds, seconds);
+      const st = await fh.stat({ bigint: true });
+      if (previous === undefined || st.mtimeNs > previous.mtimeNs) {
+        if (this.fsyncEnabled) await fh.sync();
+        return st;
+      }
+    }
+  }
+
+  private async ensureDir(dir: string, location: string): Promise<void> {
+    this.rootReady ??= mkdir(this.root || '/', { recursive: true }).then(() => undefined);
+    await this.rootReady;
+    let first: string | undefined;
+    try {
+      first = await mkdir(dir, { recursive: true });
+    } catch (err) {
+      if (errno(err) === 'ENOTDIR' || errno(err) === 'EEXIST') {
+        throw new FileIOError('INVALID_LOCATION', `a parent of "${location}" is an object, not a folder`, { cause: err });
+      }
+      throw ioError(err, `create the folder of "${location}"`);
+    }
+    if (first !== undefined && this.fsyncEnabled) {
+      // Make each new folder's entry durable in its parent (the last one is fsynced after the publish).
+      const created: string[] = [];
+      for (let d = dir; d.length >= first.length; d = dirname(d)) created.unshift(d);
+      await this.fsyncDir(dirname(first));
+      for (const d of created.slice(0, -1)) await this.fsyncDir(d);
+    }
+  }
+
+  private async fsyncDir(dir: string): Promise<void> {
+    if (!this.fsyncEnabled) return;
+    const fh = await open(dir, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** Runs `fn` holding the in-process queue and the lock file of `path`. */
+  private locked<T>(path: string, location: string, fn: (stillHeld: () => Promise<void>) => Promise<T>): Promise<T> {
+    const previous = localQueues.get(path) ?? Promise.resolve();
+    const run = previous.then(
+      () => this.withFileLock(path, location, fn),
+      () => this.withFileLock(path, location, fn),
+    );
+    const tail = run.catch(() => undefined);
+    localQueues.set(path, tail);
+    void tail.then(() => {
+      if (localQueues.get(path) === tail) localQueues.delete(path);
+    });
+    return run;
+  }
+
+  private async withFileLock<T>(
+    path: string,
+    location: string,
+    fn: (stillHeld: () => Promise<void>) => Promise<T>,
+  ): Promise<T> {
+    const lockPath = path + LOCK_SUFFIX;
+    const token = randomUUID();
+    const body = JSON.stringify({ pid: process.pid, host: hostname(), token, at: new Date().toISOString() });
+    const deadline = Date.now() + this.lockWaitMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const fh = await open(lockPath, 'wx', 0o644);
+        try {
+          await fh.writeFile(body);
+        } finally {
+          await fh.close();
+        }
+        break;
+      } catch (err) {
+        if (errno(err) !== 'EEXIST') throw ioError(err, `lock "${location}"`);
+      }
+      if (await this.breakIfStale(lockPath)) continue;
+      if (Date.now() > deadline) {
+        throw new FileIOError(
+          'IO_ERROR',
+          `"${location}" stayed locked by another writer for ${this.lockWaitMs} ms (lock file ${lockPath}); ` +
+            'if no Floe process is writing it, delete the lock file',
+        );
+      }
+      await sleep(1 + backoffDelay(attempt, { baseDelayMs: 2, maxDelayMs: 50 }));
+    }
+    const stillHeld = async (): Promise<void> => {
+      const owner = await readLock(lockPath);
+      if (owner?.token !== token) {
+        throw new FileIOError(
+          'IO_ERROR',
+          `the lock on "${location}" was broken as stale while held (it outlived staleLockMs=${this.staleLockMs}); ` +
+            'nothing was written, retry the operation',
+        );
+      }
+    };
+    try {
+      return await fn(stillHeld);
+    } finally {
+      const owner = await readLock(lockPath);
+      if (owner?.token === token) await unlink(lockPath).catch(() => undefined);
+    }
+  }
+
+  /** Removes the lock at `lockPath` if it is abandoned; true if the caller should try to take it again now. */
+  private async breakIfStale(lockPath: string): Promise<boolean> {
+    const seen = await readLock(lockPath);
+    if (seen === undefined) return true;
+    if (!this.isStale(seen)) return false;
+    const breakPath = lockPath.slice(0, -LOCK_SUFFIX.length) + BREAK_SUFFIX;
+    try {
+      const fh = await open(breakPath, 'wx', 0o644);
+      await fh.close();
+    } catch (err) {
+      if (errno(err) !== 'EEXIST') return false;
+      // Another process is breaking this lock; if it died doing so, its marker ages out.
+      const st = await statOrUndefined(breakPath);
+      if (st !== undefined && Date.now() - Number(st.mtimeMs) > this.staleLockMs) await unlink(breakPath).catch(() => undefined);
+      return false;
+    }
+    try {
+      const now = await readLock(lockPath);
+      if (now !== undefined && now.ino === seen.ino && now.token === seen.token) await unlink(lockPath).catch(() => undefined);
+      return true;
+    } finally {
+      await unlink(breakPath).catch(() => undefined);
+    }
+  }
+
+  private isStale(lock: LockState): boolean {
+    if (Date.now() - lock.mtimeMs > this.staleLockMs) return true;
+    if (lock.pid === undefined || lock.host !== hostname()) return false;
+    return !pidAlive(lock.pid);
+  }
+}
+
+interface LockState {
+  readonly ino: bigint;
+  readonly mtimeMs: number;
+  readonly token: string | undefined;
+  readonly pid: number | undefined;
+  readonly host: string | undefined;
+}
+
+async function readLock(lockPath: string): Promise<LockState | undefined> {
+  let fh: FileHandle;
+  try {
+    fh = await open(lockPath, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = await fh.stat({ bigint: true });
+    const text = (await fh.readFile()).toString('utf8');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined; // being written right now, or torn by a crash: only age can make it stale
+    }
+    const rec = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+    return {
+      ino: st.ino,
+      mtimeMs: Number(st.mtimeMs),
+      token: typeof rec['token'] === 'string' ? rec['token'] : undefined,
+      pid: typeof rec['pid'] === 'number' ? rec['pid'] : undefined,
+      host: typeof rec['host'] === 'string' ? rec['host'] : undefined,
+    };
+  } finally {
+    await fh.close();
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return errno(err) === 'EPERM';
+  }
+}
+
+/** `file:///a/b` or `file:/a/b` -> `/a/b`, literally. */
+function locationPath(location: string): string {
+  let path: string | undefined;
+  if (location.startsWith('file:///')) path = location.slice('file://'.length);
+  else if (location.startsWith('file:/') && !location.startsWith('file://')) path = location.slice('file:'.length);
+  if (path === undefined) {
+    throw new FileIOError('INVALID_LOCATION', `"${location}" is not a local location; expected file:///absolute/path`);
+  }
+  if (path.includes('\0')) throw new FileIOError('INVALID_LOCATION', `"${location}" contains a NUL character`);
+  return path;
+}
+
+function checkSegments(path: string, location: string): void {
+  const segments = path.split('/').slice(1);
+  for (let i = 0; i < segments.length; i++) {
+    const s = segments[i];
+    if (s === '.' || s === '..' || (s === '' && i < segments.length - 1)) {
+      throw new FileIOError(
+        'INVALID_LOCATION',
+        `"${location}" contains an empty, "." or ".." path segment; locations must be normalised absolute paths`,
+      );
+    }
+  }
+}
+
+function checkRange(offset: number, length: number): void {
+  if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(length) || length < 0) {
+    throw new RangeError(`getRange needs a non-negative integer offset and length, got offset=${offset} length=${length}`);
+  }
+}
+
+/** Files under `dir`, recursively, in UTF-8 byte order of their paths (the order S3 lists keys in). */
+async function* walk(dir: string, nameFilter?: string): AsyncGenerator<[string, BigIntStats]> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return;
+    throw ioError(err, `list folder ${dir}`);
+  }
+  const base = dir === '/' ? '' : dir;
+  const items: { name: string; key: Buffer; isDir: boolean }[] = [];
+  for (const e of entries) {
+    if (nameFilter !== undefined && !e.name.startsWith(nameFilter)) continue;
+    if (e.name.includes(TEMP_MARK) || e.name.includes(LOCK_MARK)) continue;
+    let isDir = e.isDirectory();
+    if (e.isSymbolicLink()) {
+      const st = await statOrUndefined(`${base}/${e.name}`);
+      if (st === undefined) continue;
+      isDir = st.isDirectory();
+    } else if (!isDir && !e.isFile()) {
+      continue;
+    }
+    items.push({ name: e.name, key: Buffer.from(isDir ? `${e.name}/` : e.name), isDir });
+  }
+  items.sort((a, b) => Buffer.compare(a.key, b.key));
+  for (const item of items) {
+    const path = `${base}/${item.name}`;
+    if (item.isDir) {
+      yield* walk(path);
+    } else {
+      const st = await statOrUndefined(path);
+      if (st?.isFile()) yield [path, st];
+    }
+  }
+}
+
+async function statOrUndefined(path: string): Promise<BigIntStats | undefined> {
+  try {
+    return await stat(path, { bigint: true });
+  } catch (err) {
+    if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return undefined;
+    throw ioError(err, `stat ${path}`);
+  }
+}
+
+export function etagOf(st: BigIntStats): string {
+  return `${st.ino.toString(36)}-${st.mtimeNs.toString(36)}-${st.size.toString(36)}`;
+}
+
+function toInfo(location: string, st: BigIntStats): ObjectInfo {
+  return { location, size: Number(st.size), etag: etagOf(st), lastModified: new Date(Number(st.mtimeMs)) };
+}
+
+function errno(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+}
+
+function mapReadError(err: unknown, location: string): FileIOError {
+  const code = errno(err);
+  if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') {
+    return new FileIOError('NOT_FOUND', `"${location}" does not exist`, { cause: err });
+  }
+  return ioError(err, `read "${location}"`);
+}
+
+function ioError(err: unknown, what: string): FileIOError {
+  if (err instanceof FileIOError) return err;
+  const code = errno(err);
+  const hint =
+    code === 'ENOSPC'
+      ? ': the disk is full, free space and retry'
+      : code === 'EACCES' || code === 'EPERM'
+        ? ': permission denied, check the ownership of the warehouse folder'
+        : code === 'ENAMETOOLONG'
+          ? ': the name is too long for this filesystem'
+          : '';
+  return new FileIOError('IO_ERROR', `could not ${what} (${code ?? String(err)})${hint}`, { cause: err });
+}
