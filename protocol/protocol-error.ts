@@ -83,7 +83,7 @@ export class ProtocolError extends Error {
       apiVersion: this.apiVersion,
       header: this.header,
       offset: this.offset,
-      field: this.field === undefined ? name : `${name}.${this.field}`,
+      field: this.field === undefined ? name : this.field.startsWith('[') ? name + this.field : `${name}.${this.field}`,
       cause: this.cause,
     });
     copy.stack = this.stack;
