@@ -250,7 +250,16 @@ export function lz4Decompress(src: Buffer, maxOutputBytes: number): Buffer {
   return decodeLz4Frames(src, maxOutputBytes);
 }
 
+/** An LZ4 frame with no blocks: FLG 0x60, BD 0x40, header checksum, EndMark. */
+function emptyFrame(): Buffer {
+  const f = Buffer.from([0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00]);
+  f[6] = (xxh32(f, 4, 6) >>> 8) & 0xff;
+  return f;
+}
+
 /** Compresses into one LZ4 frame (independent 256 KiB blocks, as produced by the wasm encoder). */
 export function lz4Compress(data: Buffer): Buffer {
+  // wasm-utils 0.2.1 throws on empty input once its memory has grown (it copies into a detached view).
+  if (data.length === 0) return emptyFrame();
   return wasmLz4Compress(data);
 }

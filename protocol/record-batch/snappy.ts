@@ -40,6 +40,10 @@ function declaredLength(block: Buffer): number {
 }
 
 function rawBlock(block: Buffer, expected: number): Buffer {
+  if (expected === 0) {
+    if (block.length !== 1) throw corrupt('empty block carries extra bytes');
+    return Buffer.alloc(0);
+  }
   let out: Buffer;
   try {
     out = wasmSnappyDecompress(block);
@@ -90,5 +94,7 @@ export function snappyDecompress(src: Buffer, maxOutputBytes: number): Buffer {
 
 /** Compresses into raw snappy. */
 export function snappyCompress(data: Buffer): Buffer {
+  // wasm-utils 0.2.1 throws on empty input once its memory has grown (it copies into a detached view).
+  if (data.length === 0) return Buffer.from([0]);
   return wasmSnappyCompress(data);
 }
