@@ -1,0 +1,598 @@
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BATCH_HEADER_SIZE, BATCH_OFFSETS, setBaseOffset } from '../../protocol/record-batch/header.js';
+import { batchSizeAt } from './batch-scan.js';
+import { type LogConfig, type LogTopicConfig, resolveLogConfig } from './config.js';
+import { LogError } from './errors.js';
+import {
+  CLEAN_SHUTDOWN_FILE,
+  INDEX_SUFFIX,
+  LOG_START_CHECKPOINT_FILE,
+  LOG_SUFFIX,
+  TIME_INDEX_SUFFIX,
+  TMP_SUFFIX,
+  parseSegmentFileName,
+  syncDir,
+  unlinkIfExists,
+  writeFileAtomic,
+} from './files.js';
+import { LogSegment, type SegmentRead } from './segment.js';
+
+/**
+ * Rewrites a batch for a LogAppendTime topic: sets the timestamp-type attribute and the max timestamp to
+ * `timestamp`, and recomputes the CRC. Provided by the record-batch codec (protocol/record-batch); the log
+ * calls it once per batch, after assigning the offset, before writing.
+ */
+export type LogAppendTimeRewriter = (buf: Buffer, position: number, timestamp: number) => void;
+
+/**
+ * Finds, inside one batch, the first record whose timestamp is >= target, and returns its offset and
+ * timestamp. Provided by the record-batch decoder; without it, offsets-by-timestamp answer at batch level.
+ */
+export type RecordLocator = (batch: Buffer, targetTimestamp: number) => TimestampOffset | undefined;
+
+/** Gate on physical deletion of a segment (retention, DeleteRecords); the tiering plugin says "not yet tiered". */
+export type CanDeleteSegment = (baseOffset: number, lastOffset: number) => boolean | Promise<boolean>;
+
+export interface TimestampOffset {
+  offset: number;
+  timestamp: number;
+}
+
+/** Sent when a segment closes (roll, by size, age or on demand): it will never change again. */
+export interface ClosedSegment {
+  baseOffset: number;
+  lastOffset: number;
+  /** Path of the `.log` file; its `.index` and `.timeindex` siblings are written and fsynced. */
+  path: string;
+  sizeInBytes: number;
+  maxTimestamp: number;
+}
+
+export interface SegmentInfo extends ClosedSegment {
+  active: boolean;
+}
+
+export interface PartitionLogOptions {
+  /** The partition directory, conventionally `<dataDir>/<topic>-<partition>`; created if missing. */
+  dir: string;
+  config?: LogTopicConfig;
+  /** Milliseconds since the epoch; injectable for tests. */
+  clock?: () => number;
+  setLogAppendTime?: LogAppendTimeRewriter;
+  recordLocator?: RecordLocator;
+  canDeleteSegment?: CanDeleteSegment;
+  /** Receives errors thrown by segment-closed listeners and by background flushes. Default: process warning. */
+  onError?: (err: unknown) => void;
+}
+
+export interface AppendResult {
+  /** Offset assigned to the first record of the first batch. */
+  baseOffset: number;
+  /** Offset of the last record of the last batch. */
+  lastOffset: number;
+  /** The timestamp written into the batches for LogAppendTime topics, else -1 (Kafka's convention). */
+  logAppendTime: number;
+  logStartOffset: number;
+}
+
+export interface ReadOptions {
+  /** Exclusive upper bound: batches whose base offset is >= this are not returned (high watermark or LSO). */
+  maxOffset?: number;
+  /** Return the first batch even if it is bigger than maxBytes (default true, Kafka's rule). */
+  minOneBatch?: boolean;
+}
+
+export interface LogReadResult extends SegmentRead {
+  logStartOffset: number;
+  logEndOffset: number;
+}
+
+/** What open() found on disk. */
+export interface RecoveryReport {
+  cleanShutdown: boolean;
+  segments: number;
+  truncatedBytes: number;
+  rebuiltIndexes: number;
+  /** Segments deleted because an earlier segment was corrupt (their offsets can't be trusted). */
+  deletedSegments: number;
+}
+
+const EMPTY = Buffer.alloc(0);
+const MAX_RELATIVE_OFFSET = 0x7fffffff;
+
+/**
+ * The log of one topic-partition on local disk: a list of segments named by base offset, the last one active.
+ *
+ * Appends are serialized per partition. Reads run concurrently with appends and see only completed writes.
+ *
+ * Durability: by default (flush.messages and flush.ms unset, as in Kafka) the log never fsyncs on the produce
+ * path. An acknowledged append has been written to the OS page cache, so it survives a crash of the process
+ * (including kill -9), but not a power loss or kernel crash unless a flush ran after it. flush.messages=N
+ * fsyncs before acknowledging every Nth message; flush.ms=T fsyncs in the background at most T ms after data
+ * arrives; flush() fsyncs on demand. Closed segments are fsynced (with their indexes) when they roll, and
+ * close() fsyncs everything and writes a clean-shutdown marker so the next open can skip recovery.
+ *
+ * Offsets and timestamps are JS numbers (exact up to 2^53); convert with BigInt() at the protocol boundary.
+ */
+export class PartitionLog {
+  private config: LogConfig;
+  private segments: readonly LogSegment[];
+  private startOffset: number;
+  private readonly clock: () => number;
+  private tail: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private failure: unknown;
+  private unflushedMessages = 0;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly sealing = new Map<LogSegment, Promise<void>>();
+  private readonly listeners = new Set<(segment: ClosedSegment) => void>();
+
+  private constructor(
+    readonly dir: string,
+    private readonly options: PartitionLogOptions,
+    segments: LogSegment[],
+    startOffset: number,
+    readonly recovery: RecoveryReport,
+  ) {
+    this.config = resolveLogConfig(options.config);
+    this.clock = options.clock ?? Date.now;
+    this.segments = segments;
+    this.startOffset = startOffset;
+  }
+
+  /** Opens (or creates) the log in `options.dir`, recovering it if the last shutdown was not clean. */
+  static async open(options: PartitionLogOptions): Promise<PartitionLog> {
+    const config = resolveLogConfig(options.config);
+    const clock = options.clock ?? Date.now;
+    const dir = options.dir;
+    await mkdir(dir, { recursive: true });
+    const names = await readdir(dir);
+    const bases: number[] = [];
+    for (const name of names) {
+      if (name.endsWith(TMP_SUFFIX)) await unlinkIfExists(join(dir, name));
+      const base = parseSegmentFileName(name, LOG_SUFFIX);
+      if (base !== undefined) bases.push(base);
+    }
+    bases.sort((a, b) => a - b);
+    // Index files whose log is gone (a deletion interrupted by a crash).
+    for (const name of names) {
+      const base = parseSegmentFileName(name, INDEX_SUFFIX) ?? parseSegmentFileName(name, TIME_INDEX_SUFFIX);
+      if (base !== undefined && !bases.includes(base)) await unlinkIfExists(join(dir, name));
+    }
+    const cleanShutdown = names.includes(CLEAN_SHUTDOWN_FILE);
+    if (cleanShutdown) {
+      // Removed before any append, so a crash from now on is seen as unclean by the next open.
+      await unlinkIfExists(join(dir, CLEAN_SHUTDOWN_FILE));
+      await syncDir(dir);
+    }
+    const report: RecoveryReport = { cleanShutdown, segments: 0, truncatedBytes: 0, rebuiltIndexes: 0, deletedSegments: 0 };
+    const segments: LogSegment[] = [];
+    try {
+      for (let i = 0; i < bases.length; i++) {
+        const base = bases[i] ?? 0;
+        const isLast = i === bases.length - 1;
+        const prev = segments[segments.length - 1];
+        if (prev !== undefined && base < prev.nextOffset) {
+          throw new LogError('KAFKA_STORAGE_ERROR', `segment ${base} in ${dir} overlaps the previous segment (ends at ${prev.nextOffset}); move the partition directory aside and restart`);
+        }
+        const { segment, truncatedBytes, rebuilt } = await LogSegment.open(dir, base, config.indexIntervalBytes, !cleanShutdown && isLast);
+        segments.push(segment);
+        report.truncatedBytes += truncatedBytes;
+        if (rebuilt) report.rebuiltIndexes++;
+        if (truncatedBytes > 0 && !isLast) {
+          // Like Kafka: after a corrupt batch, later segments can't be trusted to follow on.
+          for (const later of bases.slice(i + 1)) {
+            for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX]) {
+              await unlinkIfExists(join(dir, String(later).padStart(20, '0') + suffix));
+            }
+            report.deletedSegments++;
+          }
+          break;
+        }
+      }
+      const checkpoint = await readCheckpoint(join(dir, LOG_START_CHECKPOINT_FILE));
+      if (segments.length === 0) segments.push(await LogSegment.create(dir, checkpoint ?? 0, config.indexIntervalBytes));
+      const first = segments[0] as LogSegment;
+      const active = segments[segments.length - 1] as LogSegment;
+      const startOffset = Math.min(Math.max(checkpoint ?? 0, first.baseOffset), active.nextOffset);
+      if (!active.isEmpty) {
+        const firstBatch = await active.locate(active.baseOffset);
+        const ts = firstBatch?.maxTimestamp ?? -1;
+        active.rollBaseMs = ts >= 0 ? Math.min(ts, clock()) : clock();
+      }
+      report.segments = segments.length;
+      return new PartitionLog(dir, options, segments, startOffset, report);
+    } catch (err) {
+      await Promise.allSettled(segments.map((s) => s.close()));
+      throw err;
+    }
+  }
+
+  get logStartOffset(): number {
+    return this.startOffset;
+  }
+
+  /** The offset the next appended record gets (Kafka's log end offset). */
+  get logEndOffset(): number {
+    return this.active.nextOffset;
+  }
+
+  /** Bytes of all segments. */
+  get size(): number {
+    let n = 0;
+    for (const s of this.segments) n += s.size;
+    return n;
+  }
+
+  get topicConfig(): LogConfig {
+    return this.config;
+  }
+
+  private get active(): LogSegment {
+    return this.segments[this.segments.length - 1] as LogSegment;
+  }
+
+  /** Applies new topic configs (AlterConfigs). index.interval.bytes takes effect for segments created later. */
+  updateConfig(config: LogTopicConfig): void {
+    this.config = resolveLogConfig(config);
+    this.scheduleFlush();
+  }
+
+  /** Subscribes to segment closes; returns the unsubscribe function. */
+  onSegmentClosed(listener: (segment: ClosedSegment) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** All segments, oldest first; the last one is active. */
+  segmentInfos(): SegmentInfo[] {
+    const active = this.active;
+    return this.segments.map((s) => ({ ...describe(s), active: s === active }));
+  }
+
+  /** Runs `fn` after every earlier serialized operation; appends, rolls, retention and close go through here. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new LogError('LOG_CLOSED', `partition log ${this.dir} is closed; look the partition up again`);
+    if (this.failure !== undefined) {
+      throw new LogError('KAFKA_STORAGE_ERROR', `partition log ${this.dir} failed a disk write and is offline; fix the disk and restart the broker`, { cause: this.failure });
+    }
+  }
+
+  /**
+   * Appends one or more validated record batches v2 (concatenated, as in a produce request). Assigns offsets
+   * by rewriting each batch's baseOffset in the caller's buffer, writes them with one positional write, and
+   * resolves once the write completed (and was fsynced, if flush.messages says so).
+   */
+  append(batches: Buffer): Promise<AppendResult> {
+    return this.serial(() => this.doAppend(batches));
+  }
+
+  private async doAppend(buf: Buffer): Promise<AppendResult> {
+    this.checkOpen();
+    const config = this.config;
+    const logAppendTime = config.messageTimestampType === 'LogAppendTime';
+    if (logAppendTime && this.options.setLogAppendTime === undefined) {
+      throw new LogError('LOG_APPEND_TIME_UNSUPPORTED', `topic of ${this.dir} uses LogAppendTime but the log has no timestamp rewriter; pass setLogAppendTime`);
+    }
+    if (buf.length === 0) throw new LogError('CORRUPT_MESSAGE', 'append called with no record batches');
+    // Pass 1: check framing before touching anything, and count offsets.
+    let offsets = 0;
+    for (let p = 0; p < buf.length; ) {
+      if (buf.length - p < BATCH_HEADER_SIZE) throw new LogError('CORRUPT_MESSAGE', `truncated batch header at byte ${p} of ${buf.length}`);
+      const size = batchSizeAt(buf, p);
+      if (size < 0 || p + size > buf.length) throw new LogError('CORRUPT_MESSAGE', `batch at byte ${p} has length ${buf.readInt32BE(p + 8)}, which does not fit the ${buf.length} bytes given`);
+      if (buf[p + BATCH_OFFSETS.magic] !== 2) throw new LogError('CORRUPT_MESSAGE', `batch at byte ${p} has magic ${buf[p + BATCH_OFFSETS.magic]}; only v2 batches are stored`);
+      const delta = buf.readInt32BE(p + BATCH_OFFSETS.lastOffsetDelta);
+      if (delta < 0) throw new LogError('CORRUPT_MESSAGE', `batch at byte ${p} has negative lastOffsetDelta ${delta}`);
+      if (size > config.segmentBytes) {
+        throw new LogError('RECORD_LIST_TOO_LARGE', `batch of ${size} bytes exceeds segment.bytes (${config.segmentBytes}); send smaller batches or raise segment.bytes`);
+      }
+      offsets += delta + 1;
+      p += size;
+    }
+    const now = this.clock();
+    await this.maybeRoll(buf.length, offsets, now);
+    const segment = this.active;
+    const baseOffset = segment.nextOffset;
+    let next = baseOffset;
+    for (let p = 0; p < buf.length; ) {
+      const size = batchSizeAt(buf, p);
+      setBaseOffset(buf, BigInt(next), p);
+      if (logAppendTime) this.options.setLogAppendTime?.(buf, p, now);
+      next += buf.readInt32BE(p + BATCH_OFFSETS.lastOffsetDelta) + 1;
+      p += size;
+    }
+    try {
+      await segment.append(buf, now);
+    } catch (err) {
+      this.failure = err;
+      throw new LogError('KAFKA_STORAGE_ERROR', `write to ${segment.logPath} failed (${(err as Error).message}); the partition is offline until restart`, { cause: err });
+    }
+    this.unflushedMessages += offsets;
+    if (this.unflushedMessages >= config.flushMessages) await this.flushNow();
+    else this.scheduleFlush();
+    return { baseOffset, lastOffset: next - 1, logAppendTime: logAppendTime ? now : -1, logStartOffset: this.startOffset };
+  }
+
+  private async maybeRoll(bytes: number, offsets: number, now: number): Promise<void> {
+    const seg = this.active;
+    if (seg.isEmpty) return;
+    const config = this.config;
+    if (
+      seg.size + bytes > config.segmentBytes ||
+      now - (seg.rollBaseMs ?? now) >= config.segmentMs ||
+      seg.nextOffset + offsets - 1 - seg.baseOffset > MAX_RELATIVE_OFFSET
+    ) {
+      await this.rollNow();
+    }
+  }
+
+  /**
+   * Closes the active segment and starts a new one at the log end offset, unless the active segment is empty.
+   * The closed segment is fsynced with its indexes in the background; listeners hear about it afterwards.
+   * Resolves with the closed segment (undefined if there was nothing to close) once it is sealed.
+   */
+  roll(): Promise<ClosedSegment | undefined> {
+    return this.serial(async () => {
+      this.checkOpen();
+      return this.rollNow();
+    }).then(async (closed) => {
+      if (closed === undefined) return undefined;
+      await this.sealing.get(closed.segment);
+      return describe(closed.segment);
+    });
+  }
+
+  private async rollNow(): Promise<{ segment: LogSegment } | undefined> {
+    const old = this.active;
+    if (old.isEmpty) return undefined;
+    const fresh = await LogSegment.create(this.dir, old.nextOffset, this.config.indexIntervalBytes);
+    this.segments = [...this.segments, fresh];
+    this.unflushedMessages = 0; // the seal below flushes everything appended so far
+    const seal = this.seal(old).finally(() => this.sealing.delete(old));
+    this.sealing.set(old, seal);
+    return { segment: old };
+  }
+
+  private async seal(segment: LogSegment): Promise<void> {
+    try {
+      await segment.flush();
+      await segment.persistIndexes(true);
+    } catch (err) {
+      this.report(err);
+      return;
+    }
+    const event = describe(segment);
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.report(err);
+      }
+    }
+  }
+
+  private report(err: unknown): void {
+    if (this.options.onError) this.options.onError(err);
+    else process.emitWarning(`partition log ${this.dir}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+
+  private scheduleFlush(): void {
+    const ms = this.config.flushMs;
+    if (this.flushTimer !== undefined || this.unflushedMessages === 0 || !Number.isFinite(ms) || this.closed) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.flush().catch((err: unknown) => this.report(err));
+    }, Math.min(ms, 0x7fffffff));
+    this.flushTimer.unref();
+  }
+
+  /** fsyncs everything appended so far (active segment and segments still being sealed). */
+  async flush(): Promise<void> {
+    this.checkOpen();
+    await this.flushNow();
+  }
+
+  private async flushNow(): Promise<void> {
+    const pending = this.unflushedMessages;
+    await Promise.all([this.active.flush(), ...this.sealing.values()]);
+    this.unflushedMessages = Math.max(0, this.unflushedMessages - pending);
+  }
+
+  /**
+   * Reads whole batches from one segment, starting at the batch containing `fetchOffset`, within maxBytes
+   * (except the first batch, see ReadOptions.minOneBatch) and below `maxOffset`. Returns a Buffer of the stored
+   * bytes (a slice of one positional read; Node has no sendfile for sockets, so a buffer from the page cache
+   * is as close to zero-copy as it gets). Empty records at the end of the log. Throws OFFSET_OUT_OF_RANGE
+   * below the log start offset or above the log end offset.
+   */
+  async read(fetchOffset: number, maxBytes: number, options: ReadOptions = {}): Promise<LogReadResult> {
+    if (this.closed) throw new LogError('LOG_CLOSED', `partition log ${this.dir} is closed; look the partition up again`);
+    const logStartOffset = this.startOffset;
+    const logEndOffset = this.logEndOffset;
+    if (fetchOffset < logStartOffset || fetchOffset > logEndOffset) {
+      throw new LogError('OFFSET_OUT_OF_RANGE', `offset ${fetchOffset} is outside [${logStartOffset}, ${logEndOffset}]; reset to the earliest or latest offset`);
+    }
+    const upper = Math.min(options.maxOffset ?? logEndOffset, logEndOffset);
+    const minOneBatch = options.minOneBatch ?? true;
+    const segs = this.segments;
+    for (let i = Math.max(0, floorSegment(segs, fetchOffset)); i < segs.length; i++) {
+      const seg = segs[i] as LogSegment;
+      if (seg.baseOffset >= upper) break;
+      const r = await seg.read(Math.max(fetchOffset, seg.baseOffset), maxBytes, upper, minOneBatch);
+      if (r !== undefined) return { ...r, logStartOffset, logEndOffset };
+    }
+    return { records: EMPTY, firstOffset: fetchOffset, nextOffset: fetchOffset, logStartOffset, logEndOffset };
+  }
+
+  /**
+   * ListOffsets by timestamp: the first batch whose max timestamp is >= `timestamp` (refined to the first such
+   * record when a RecordLocator is configured). Undefined when no batch qualifies (Kafka answers offset -1).
+   */
+  async offsetForTimestamp(timestamp: number): Promise<TimestampOffset | undefined> {
+    if (this.closed) throw new LogError('LOG_CLOSED', `partition log ${this.dir} is closed; look the partition up again`);
+    const lso = this.startOffset;
+    for (const seg of this.segments) {
+      if (seg.nextOffset <= lso || seg.maxTimestamp < timestamp) continue;
+      const loc = await seg.findByTimestamp(timestamp);
+      if (loc === undefined) continue;
+      const found = await this.refine(seg, loc, timestamp);
+      return { offset: Math.max(found.offset, lso), timestamp: found.timestamp };
+    }
+    return undefined;
+  }
+
+  /**
+   * ListOffsets MAX_TIMESTAMP: the largest timestamp in the log and the offset carrying it (the batch's base
+   * offset, or the exact record with a RecordLocator). Undefined for an empty log.
+   */
+  async maxTimestampOffset(): Promise<TimestampOffset | undefined> {
+    if (this.closed) throw new LogError('LOG_CLOSED', `partition log ${this.dir} is closed; look the partition up again`);
+    const lso = this.startOffset;
+    let best: LogSegment | undefined;
+    for (const seg of this.segments) {
+      if (seg.nextOffset <= lso || seg.maxTimestamp < 0) continue;
+      if (best === undefined || seg.maxTimestamp > best.maxTimestamp) best = seg;
+    }
+    if (best === undefined) return undefined;
+    const loc = await best.locate(best.offsetOfMaxTimestamp);
+    if (loc === undefined) return undefined;
+    const found = await this.refine(best, loc, best.maxTimestamp);
+    return { offset: Math.max(found.offset, lso), timestamp: found.timestamp };
+  }
+
+  private async refine(seg: LogSegment, loc: { baseOffset: number; maxTimestamp: number; position: number; sizeInBytes: number; lastOffset: number }, timestamp: number): Promise<TimestampOffset> {
+    const locator = this.options.recordLocator;
+    if (locator !== undefined) {
+      const exact = locator(await seg.readBatch(loc), timestamp);
+      if (exact !== undefined) return exact;
+    }
+    return { offset: loc.baseOffset, timestamp: loc.maxTimestamp };
+  }
+
+  /**
+   * Deletes old segments as retention.ms (by each segment's max timestamp) and retention.bytes (oldest first)
+   * allow, never the active segment, and only those canDeleteSegment approves (stopping at the first refusal,
+   * so the log stays contiguous). Advances the log start offset. Returns how many segments were deleted.
+   */
+  enforceRetention(): Promise<number> {
+    return this.serial(async () => {
+      this.checkOpen();
+      const now = this.clock();
+      const { retentionMs, retentionBytes } = this.config;
+      let total = this.size;
+      return this.deleteOldest((seg) => {
+        const ts = seg.maxTimestamp >= 0 ? seg.maxTimestamp : (seg.rollBaseMs ?? now);
+        const expired = now - ts > retentionMs || total - seg.size >= retentionBytes;
+        if (expired) total -= seg.size;
+        return expired;
+      });
+    });
+  }
+
+  /**
+   * DeleteRecords: makes `offset` the new log start offset (persisted atomically) and deletes the segments
+   * wholly below it, as canDeleteSegment allows. Offsets beyond the log end throw OFFSET_OUT_OF_RANGE.
+   * Resolves with the log start offset.
+   */
+  deleteRecordsBefore(offset: number): Promise<number> {
+    return this.serial(async () => {
+      this.checkOpen();
+      if (offset > this.logEndOffset || offset < 0) {
+        throw new LogError('OFFSET_OUT_OF_RANGE', `cannot delete records before ${offset}: the log ends at ${this.logEndOffset}`);
+      }
+      if (offset > this.startOffset) {
+        this.startOffset = offset;
+        await this.writeCheckpoint();
+      }
+      await this.deleteOldest(() => false);
+      return this.startOffset;
+    });
+  }
+
+  /** Deletes leading segments while `expired` says so or they lie wholly below the log start offset. */
+  private async deleteOldest(expired: (seg: LogSegment) => boolean): Promise<number> {
+    let deleted = 0;
+    const gate = this.options.canDeleteSegment;
+    while (this.segments.length > 1) {
+      const seg = this.segments[0] as LogSegment;
+      const next = this.segments[1] as LogSegment;
+      if (!(next.baseOffset <= this.startOffset || expired(seg))) break;
+      if (gate !== undefined && !(await gate(seg.baseOffset, seg.lastOffset))) break;
+      await this.sealing.get(seg);
+      this.segments = this.segments.slice(1);
+      await seg.delete();
+      deleted++;
+      if (next.baseOffset > this.startOffset) {
+        this.startOffset = next.baseOffset;
+        await this.writeCheckpoint();
+      }
+    }
+    return deleted;
+  }
+
+  private async writeCheckpoint(): Promise<void> {
+    await writeFileAtomic(this.dir, join(this.dir, LOG_START_CHECKPOINT_FILE), Buffer.from(`${this.startOffset}\n`));
+  }
+
+  /** Flushes everything, writes the indexes and the clean-shutdown marker, and closes the files. */
+  close(): Promise<void> {
+    if (this.closed) return this.tail.then(() => undefined);
+    return this.serial(async () => {
+      if (this.closed) return;
+      this.closed = true;
+      if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+      await Promise.all(this.sealing.values());
+      const healthy = this.failure === undefined;
+      if (healthy) {
+        await this.active.flush();
+        await this.active.persistIndexes(true);
+      }
+      await Promise.all(this.segments.map((s) => s.close()));
+      if (healthy) await writeFileAtomic(this.dir, join(this.dir, CLEAN_SHUTDOWN_FILE), Buffer.alloc(0));
+    });
+  }
+}
+
+function describe(seg: LogSegment): ClosedSegment {
+  return { baseOffset: seg.baseOffset, lastOffset: seg.lastOffset, path: seg.logPath, sizeInBytes: seg.size, maxTimestamp: seg.maxTimestamp };
+}
+
+/** Index of the last segment whose base offset is <= offset, or -1. */
+function floorSegment(segs: readonly LogSegment[], offset: number): number {
+  let lo = 0;
+  let hi = segs.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((segs[mid] as LogSegment).baseOffset <= offset) {
+      found = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return found;
+}
+
+async function readCheckpoint(path: string): Promise<number | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  const n = Number(text.trim());
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw new LogError('KAFKA_STORAGE_ERROR', `${path} holds "${text.trim()}", not an offset; fix or delete the file and restart`);
+  }
+  return n;
+}
