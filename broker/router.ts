@@ -1,0 +1,70 @@
+/**
+ * Routes request frames to handlers: decodes the header and body, dispatches by API key, encodes the
+ * response with the request's version. ApiVersions is answered here, from the registered handlers, so the
+ * broker never advertises an API it does not implement.
+ *
+ * Kafka's rules for requests it cannot serve:
+ * - ApiVersions at a version above ours: answer in the v0 format with UNSUPPORTED_VERSION (35) and our
+ *   versions, so the client can retry with one we support.
+ * - Any other API or version we do not serve, or a body that does not parse: close the connection.
+ */
+import { decodeRequest, encodeResponse, isProtocolError, type DecodedRequest } from '../protocol/index.js';
+import { ErrorCode } from '../protocol/error-codes.js';
+import type { ConnectionInfo, FrameHandler } from './server/connection.js';
+import type { ApiHandler, Body } from './handlers/handler.js';
+
+export const API_VERSIONS_KEY = 18;
+const API_VERSIONS_MAX = 4;
+
+export class Router {
+  private readonly handlers = new Map<number, ApiHandler>();
+
+  register(handler: ApiHandler): this {
+    if (this.handlers.has(handler.apiKey)) throw new Error(`a handler for API ${handler.apiKey} is already registered`);
+    if (handler.apiKey === API_VERSIONS_KEY) throw new Error('ApiVersions is answered by the router itself');
+    this.handlers.set(handler.apiKey, handler);
+    return this;
+  }
+
+  /** The ApiVersions `apiKeys` list: ApiVersions itself plus every registered handler. */
+  apiVersions(): { apiKey: number; minVersion: number; maxVersion: number }[] {
+    return [
+      { apiKey: API_VERSIONS_KEY, minVersion: 0, maxVersion: API_VERSIONS_MAX },
+      ...[...this.handlers.values()].map((h) => ({ apiKey: h.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion })),
+    ].sort((a, b) => a.apiKey - b.apiKey);
+  }
+
+  readonly handleFrame: FrameHandler = (frame: Buffer, conn: ConnectionInfo) => {
+    let request: DecodedRequest;
+    try {
+      request = decodeRequest(frame);
+    } catch (err) {
+      if (isProtocolError(err) && err.code === 'UNSUPPORTED_VERSION' && err.header?.apiKey === API_VERSIONS_KEY) {
+        return encodeResponse(err.header, API_VERSIONS_KEY, 0, { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: this.apiVersions() });
+      }
+      throw err;
+    }
+    const { header, apiKey, apiVersion } = request;
+    if (apiKey === API_VERSIONS_KEY) return encodeResponse(header, apiKey, apiVersion, this.apiVersionsBody());
+    const handler = this.handlers.get(apiKey);
+    if (!handler) throw new RouterError(`unsupported API key ${apiKey}`, conn);
+    if (apiVersion < handler.minVersion || apiVersion > handler.maxVersion) {
+      throw new RouterError(`unsupported version ${apiVersion} of API ${apiKey} (we serve ${handler.minVersion}-${handler.maxVersion})`, conn);
+    }
+    const result = handler.handle(request.body as Body, { header, apiVersion, conn });
+    const encode = (body: Body | undefined) => (body === undefined ? undefined : encodeResponse(header, apiKey, apiVersion, body));
+    return result instanceof Promise ? result.then(encode) : encode(result);
+  };
+
+  private apiVersionsBody(): Body {
+    return { errorCode: ErrorCode.NONE, apiKeys: this.apiVersions(), throttleTimeMs: 0 };
+  }
+}
+
+export class RouterError extends Error {
+  readonly code = 'UNSUPPORTED_REQUEST';
+  constructor(message: string, conn: ConnectionInfo) {
+    super(`${message} from ${conn.remoteAddress}; closing the connection`);
+    this.name = 'RouterError';
+  }
+}
