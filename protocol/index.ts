@@ -68,6 +68,8 @@ export interface Protocol {
   supportedApis(): ApiVersionRange[];
 }
 
+const RETAINED_WRITER_BYTES = 8 * 1024 * 1024;
+
 /** Build the entry points over a registry of API declarations (tests pass their own). */
 export function createProtocol(apis: ReadonlyMap<number, ApiSpec>): Protocol {
   const ranges = new Map<number, ApiVersionRange>();
@@ -78,7 +80,9 @@ export function createProtocol(apis: ReadonlyMap<number, ApiSpec>): Protocol {
     }
     ranges.set(apiKey, Object.freeze({ apiKey, name: spec.name, minVersion: span.min, maxVersion: span.max }));
   }
-  const writer = new Writer(64 * 1024);
+  // One writer reused across calls (encoding is synchronous). After an unusually large frame it is
+  // replaced, so a single big Fetch response does not pin its memory for the life of the process.
+  let writer = new Writer(64 * 1024);
 
   function lookup(apiKey: number, apiVersion: number, kind: 'request' | 'response', header?: RequestHeader): MessageSpec {
     const spec = apis.get(apiKey);
@@ -114,7 +118,9 @@ export function createProtocol(apis: ReadonlyMap<number, ApiSpec>): Protocol {
   /** Finish a frame: patch the size prefix and hand out a copy the caller owns. */
   function finishFrame(): Buffer {
     writer.int32At(0, writer.length - 4);
-    return writer.toBuffer();
+    const frame = writer.toBuffer();
+    if (writer.length > RETAINED_WRITER_BYTES) writer = new Writer(64 * 1024);
+    return frame;
   }
 
   return {

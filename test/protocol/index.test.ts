@@ -178,3 +178,13 @@ test('createProtocol works over any registry and trailing bytes are rejected', (
   }
   assert.throws(() => createProtocol(new Map([[500, api({ ...echo.request, validVersions: '0+' }, { ...echo.response, validVersions: '0+' })]])), /bounded/);
 });
+
+test('a frame larger than the retained writer size is encoded whole, and later frames still encode', () => {
+  const records = Buffer.alloc(9 * 1024 * 1024, 1);
+  const header = { apiKey: 0, apiVersion: 9, correlationId: 8, clientId: null };
+  const big = encodeRequest(header, { acks: 1, timeoutMs: 1, topicData: [{ name: 't', partitionData: [{ index: 0, records }] }] });
+  const small = encodeRequest({ ...header, correlationId: 9 }, { acks: 1, timeoutMs: 1, topicData: [] });
+  const bigBody = decodeRequest(big.subarray(4)).body as { topicData: { partitionData: { records: Buffer }[] }[] };
+  assert.ok(bigBody.topicData[0]?.partitionData[0]?.records.equals(records));
+  assert.equal(decodeRequest(small.subarray(4)).header.correlationId, 9);
+});
