@@ -126,6 +126,7 @@ export class PartitionLog {
   private unflushedMessages = 0;
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly sealing = new Map<LogSegment, Promise<void>>();
+  private lastSeal: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<(segment: ClosedSegment) => void>();
 
   private constructor(
@@ -356,7 +357,9 @@ export class PartitionLog {
     const fresh = await LogSegment.create(this.dir, old.nextOffset, this.config.indexIntervalBytes);
     this.segments = [...this.segments, fresh];
     this.unflushedMessages = 0; // the seal below flushes everything appended so far
-    const seal = this.seal(old).finally(() => this.sealing.delete(old));
+    // Seals run one after another, so listeners hear about segments in offset order.
+    const seal = this.lastSeal.then(() => this.seal(old)).finally(() => this.sealing.delete(old));
+    this.lastSeal = seal;
     this.sealing.set(old, seal);
     return { segment: old };
   }
