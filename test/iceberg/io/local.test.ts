@@ -54,6 +54,28 @@ test('locations outside the root, with . or .. segments, or reserved names are r
   assert.deepEqual(await readdir(root), ['secret'], 'nothing was created outside the root');
 });
 
+test('list orders by UTF-8 bytes of the whole location, as S3 does, not folder by folder', async (t) => {
+  const root = await tempRoot(t);
+  const io = new LocalFileIO({ root });
+  // '-' (2d) < '.' (2e) < '/' (2f) < '0' (30): 'a-c' and 'a.txt' come before everything under 'a/'.
+  for (const k of ['x/b', 'x/a/c/d', 'x/ab', 'x/a-c', 'x/a0', 'x/a/b', 'x/a.txt', 'x/é', 'x/z']) {
+    await io.put(`file://${root}/${k}`, Buffer.from(k));
+  }
+  const names: string[] = [];
+  for await (const info of io.list(`file://${root}/x/a`)) names.push(info.location.slice(root.length + 10));
+  assert.deepEqual(names, ['a-c', 'a.txt', 'a/b', 'a/c/d', 'a0', 'ab']);
+  const all: string[] = [];
+  for await (const info of io.list(`file://${root}/`)) all.push(info.location.slice(root.length + 10));
+  assert.deepEqual(all, ['a-c', 'a.txt', 'a/b', 'a/c/d', 'a0', 'ab', 'b', 'z', 'é']);
+});
+
+test('a range read of an empty object is empty', async (t) => {
+  const root = await tempRoot(t);
+  const io = new LocalFileIO({ root });
+  await io.put(`file://${root}/empty`, Buffer.alloc(0));
+  assert.equal((await io.getRange(`file://${root}/empty`, 0, 10)).length, 0);
+});
+
 test('Hadoop-style file:/path locations name the same objects as file:///path', async (t) => {
   const root = await tempRoot(t);
   const io = new LocalFileIO({ root: `file://${root}` });
