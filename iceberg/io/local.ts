@@ -24,7 +24,6 @@ import type { BigIntStats } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, resolve as resolvePath, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { FileIOError, type FileIO, type FileIOCapabilities, type ObjectInfo } from './file-io.js';
 import { backoffDelay, sleep } from './retry.js';
@@ -59,7 +58,7 @@ export class LocalFileIO implements FileIO {
   private rootReady: Promise<void> | undefined;
 
   constructor(options: LocalFileIOOptions) {
-    const raw = options.root.startsWith('file:') ? fileURLToPath(options.root) : options.root;
+    const raw = options.root.startsWith('file:') ? locationPath(options.root) : options.root;
     if (!raw.startsWith('/')) {
       throw new FileIOError('INVALID_LOCATION', `local FileIO root must be an absolute path, got "${options.root}"`);
     }
