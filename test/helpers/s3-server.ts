@@ -114,3 +114,67 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
       })()),
   };
 }
+
+/**
+ * moto's S3 server (Python package `moto`, present on this project's machines), for what s3rver cannot show:
+ * moto honours If-None-Match: * and If-Match on PutObject and If-None-Match on CompleteMultipartUpload, so the
+ * conditional-write path of S3FileIO runs against a real HTTP server there. Resolves to a reason string instead
+ * of a server when moto is not installed, so the caller can say why it did not run.
+ */
+export async function startMotoS3Server(options: { bucket?: string } = {}): Promise<S3TestServer | string> {
+  const python = process.env['FLOE_TEST_PYTHON'] ?? 'python3';
+  const bucket = options.bucket ?? 'floe-test';
+  const child = spawn(python, ['-m', 'moto.server', '-H', '127.0.0.1', '-p', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = once(child, 'exit').then(() => undefined);
+  const spawnError = once(child, 'error').then(([err]) => String(err));
+  let stderr = '';
+  const port = await new Promise<number | string>((resolve) => {
+    const lines = createInterface({ input: child.stderr });
+    lines.on('line', (line) => {
+      stderr += `${line}\n`;
+      const m = /Running on http:\/\/127\.0\.0\.1:(\d+)/.exec(line);
+      if (m?.[1] !== undefined) resolve(Number(m[1]));
+    });
+    void exited.then(() => resolve(`moto server did not start with ${python} -m moto.server: ${stderr.trim().split('\n').pop() ?? ''}`));
+    void spawnError.then((msg) => resolve(`moto server could not be spawned (${python}): ${msg}`));
+  });
+  if (typeof port === 'string') {
+    child.kill();
+    return port;
+  }
+  const endpoint = `http://127.0.0.1:${port}`;
+  const credentials = { accessKeyId: 'testing', secretAccessKey: 'testing' };
+  const region = 'us-east-1';
+  const createBucket = async (name: string): Promise<void> => {
+    const client = new S3Client({ endpoint, region, credentials, forcePathStyle: true });
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: name }));
+    } finally {
+      client.destroy();
+    }
+  };
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    })());
+  try {
+    await createBucket(bucket);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    endpoint,
+    bucket,
+    region,
+    credentials,
+    directory: '',
+    fileIOOptions: (extra = {}) => ({ endpoint, region, credentials, forcePathStyle: true, ...extra }),
+    createBucket,
+    stop,
+  };
+}

@@ -1,8 +1,8 @@
-import { test, type TestContext } from 'node:test';
+import { after, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { S3FileIO } from '../../../iceberg/io/s3.js';
-import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
+import { startMotoS3Server, startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
 import { assertFileIOError, fileIOContract } from './contract.js';
 
 const MiB = 1024 * 1024;
@@ -13,13 +13,37 @@ async function server(t: TestContext): Promise<S3TestServer> {
   return s3;
 }
 
+// One server of each kind for the contract suites; every test writes under its own random prefix.
+let sharedS3rver: Promise<S3TestServer> | undefined;
+let sharedMoto: Promise<S3TestServer | string> | undefined;
+after(async () => {
+  await (await sharedS3rver)?.stop();
+  const moto = await sharedMoto;
+  if (typeof moto === 'object') await moto.stop();
+});
+
 fileIOContract('S3 on s3rver', {
   setup: async (t) => {
-    const s3 = await server(t);
+    const s3 = await (sharedS3rver ??= startS3Server());
     // Low multipart threshold and page size so the large-object and many-objects cases take those paths.
     const io = new S3FileIO(s3.fileIOOptions({ multipartThreshold: 5 * MiB, partSize: 5 * MiB, listPageSize: 7 }));
     t.after(() => io.close());
     return { io, base: `s3://${s3.bucket}/warehouse-${randomUUID()}/` };
+  },
+  foreignLocation: 'file:///tmp/x',
+  largeObjectBytes: 12 * MiB + 3,
+  manyObjects: 30,
+});
+
+// moto honours If-None-Match/If-Match, so here the conditional cases run (and the probe must find them).
+fileIOContract('S3 on moto (conditional writes)', {
+  setup: async (t) => {
+    const moto = await (sharedMoto ??= startMotoS3Server());
+    if (typeof moto === 'string') throw new Error(`this suite needs moto's S3 server: ${moto}`);
+    const io = new S3FileIO(moto.fileIOOptions({ multipartThreshold: 5 * MiB, partSize: 5 * MiB, listPageSize: 7 }));
+    t.after(() => io.close());
+    assert.deepEqual(await io.capabilities(`s3://${moto.bucket}/x`), { conditionalWrites: true }, 'the probe detects moto');
+    return { io, base: `s3://${moto.bucket}/warehouse-${randomUUID()}/` };
   },
   foreignLocation: 'file:///tmp/x',
   largeObjectBytes: 12 * MiB + 3,
