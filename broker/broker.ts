@@ -1,0 +1,123 @@
+/**
+ * The broker: wires configuration, cluster metadata, partition logs, request handlers and the Kafka listener,
+ * and shuts them down in order (stop accepting, finish in-flight requests, flush and close logs).
+ */
+import { join } from 'node:path';
+import { setLogAppendTime } from '../protocol/record-batch/record-batch.js';
+import { parseListener } from './config/config.js';
+import type { BrokerConfig } from './config/settings.js';
+import type { Logger } from './logger.js';
+import { LogManager } from './log/log-manager.js';
+import { EmbeddedMetadataStore } from './metadata/embedded-metadata-store.js';
+import type { MetadataStore } from './metadata/metadata-store.js';
+import { Router } from './router.js';
+import { KafkaServer } from './server/server.js';
+import { logConfigFor, TopicManager } from './topics/topic-manager.js';
+import type { BrokerIdentity } from './handlers/common.js';
+import type { ApiHandler } from './handlers/handler.js';
+import { AlterConfigsHandler, IncrementalAlterConfigsHandler } from './handlers/alter-configs.js';
+import { CreatePartitionsHandler } from './handlers/create-partitions.js';
+import { CreateTopicsHandler } from './handlers/create-topics.js';
+import { DeleteTopicsHandler } from './handlers/delete-topics.js';
+import { DescribeClusterHandler } from './handlers/describe-cluster.js';
+import { DescribeConfigsHandler } from './handlers/describe-configs.js';
+import { MetadataHandler } from './handlers/metadata.js';
+
+/** What handlers may be given: the broker's services, never its internals. */
+export interface BrokerServices {
+  readonly config: BrokerConfig;
+  readonly identity: BrokerIdentity;
+  readonly metadata: MetadataStore;
+  readonly logs: LogManager;
+  readonly topics: TopicManager;
+  readonly log: Logger;
+}
+
+export class Broker {
+  private retentionTimer: NodeJS.Timeout | undefined;
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    readonly services: BrokerServices,
+    private readonly server: KafkaServer,
+    readonly router: Router,
+  ) {}
+
+  /** Opens storage, binds the listener and starts serving. */
+  static async start(config: BrokerConfig, log: Logger): Promise<Broker> {
+    const listener = parseListener(config['listeners']);
+    if (!listener) throw new Error(`invalid listeners '${config['listeners']}'`);
+    const dataDir = config['log.dirs'];
+    const metadata = await EmbeddedMetadataStore.open(dataDir, config['cluster.id']);
+    const logs = await LogManager.open({
+      dataDir: join(dataDir),
+      configFor: (topic) => logConfigFor(metadata.getTopic(topic)?.configs ?? {}, config),
+      setLogAppendTime: (buf, pos, ts) => setLogAppendTime(buf, BigInt(ts), pos),
+      onError: (err) => log.error('partition log failure', { err }),
+    });
+    const topics = new TopicManager(metadata, logs, config, log.child({ logger: 'topics' }));
+    await topics.reconcile();
+
+    const router = new Router();
+    // The identity needs the bound port when the listener asks for port 0; handlers read it lazily.
+    const identity = { nodeId: config['node.id'], host: '', port: 0, clusterId: metadata.clusterId };
+    const server = new KafkaServer(
+      router.handleFrame,
+      {
+        host: listener.host,
+        port: listener.port,
+        maxFrameBytes: config['socket.request.max.bytes'],
+        maxInFlight: config['queued.max.requests'],
+        maxUnsentBytes: config['socket.send.buffer.max.bytes'],
+        idleMs: config['connections.max.idle.ms'],
+      },
+      log.child({ logger: 'server' }),
+    );
+    const services: BrokerServices = { config, identity, metadata, logs, topics, log };
+    const broker = new Broker(services, server, router);
+    for (const handler of defaultHandlers(services)) router.register(handler);
+
+    const bound = await server.listen();
+    const advertised = config['advertised.listeners'] ? parseListener(config['advertised.listeners']) : undefined;
+    identity.host = advertised?.host ?? (bound.host === '0.0.0.0' || bound.host === '::' ? 'localhost' : bound.host);
+    identity.port = advertised && advertised.port !== 0 ? advertised.port : bound.port;
+    broker.retentionTimer = setInterval(() => {
+      logs.enforceRetention().catch((err: unknown) => log.error('retention failed', { err }));
+    }, config['log.retention.check.interval.ms']);
+    broker.retentionTimer.unref();
+    log.info('broker started', { nodeId: identity.nodeId, listener: `${bound.host}:${bound.port}`, advertised: `${identity.host}:${identity.port}`, clusterId: identity.clusterId, dataDir });
+    return broker;
+  }
+
+  get port(): number {
+    return this.services.identity.port;
+  }
+
+  /** Graceful stop: no new connections or requests, in-flight requests finish, logs are flushed and closed. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      const { log, logs, metadata, config } = this.services;
+      clearInterval(this.retentionTimer);
+      await this.server.close(config['shutdown.timeout.ms']);
+      await logs.close();
+      await metadata.close();
+      log.info('broker stopped');
+    })();
+    return this.stopping;
+  }
+}
+
+/** One handler per API; each gets only the services it needs. */
+export function defaultHandlers(s: BrokerServices): ApiHandler[] {
+  const child = (name: string) => s.log.child({ logger: name });
+  return [
+    new MetadataHandler(s.topics, s.identity, child('metadata')),
+    new CreateTopicsHandler(s.topics, s.identity, child('create-topics')),
+    new DeleteTopicsHandler(s.topics, child('delete-topics')),
+    new CreatePartitionsHandler(s.topics, s.identity, child('create-partitions')),
+    new DescribeConfigsHandler(s.topics, s.identity),
+    new AlterConfigsHandler(s.topics, child('alter-configs')),
+    new IncrementalAlterConfigsHandler(s.topics, child('incremental-alter-configs')),
+    new DescribeClusterHandler(s.identity),
+  ];
+}

@@ -1,0 +1,45 @@
+/** DeleteTopics (key 20): by name (all versions) or by topic id (v6+). */
+import { ErrorCode, KafkaError } from '../../protocol/error-codes.js';
+import type { TopicManager } from '../topics/topic-manager.js';
+import type { Logger } from '../logger.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
+import { toErrorResult } from './common.js';
+
+const ZERO_UUID = Buffer.alloc(16);
+
+export class DeleteTopicsHandler implements ApiHandler {
+  readonly apiKey = 20;
+  readonly minVersion = 0;
+  readonly maxVersion = 6;
+
+  constructor(
+    private readonly topics: TopicManager,
+    private readonly log: Logger,
+  ) {}
+
+  async handle(body: Body, ctx: HandlerContext): Promise<Body> {
+    const wanted: { name: string | null; topicId: Buffer }[] =
+      ctx.apiVersion >= 6
+        ? (body.topics as { name: string | null; topicId: Buffer }[])
+        : (body.topicNames as string[]).map((name) => ({ name, topicId: ZERO_UUID }));
+    const responses: Body[] = [];
+    for (const w of wanted) {
+      let name = w.name;
+      let topicId = w.topicId;
+      try {
+        if (name === null) {
+          const byId = this.topics.metadata.getTopicById(w.topicId);
+          if (!byId) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_ID, 'No topic has this id.');
+          name = byId.name;
+        }
+        const deleted = await this.topics.deleteTopic(name);
+        topicId = deleted.id;
+        responses.push({ name, topicId, errorCode: ErrorCode.NONE, errorMessage: null });
+      } catch (err) {
+        const { errorCode, errorMessage } = toErrorResult(err, this.log, { topic: name });
+        responses.push({ name, topicId, errorCode, errorMessage });
+      }
+    }
+    return { throttleTimeMs: 0, responses };
+  }
+}

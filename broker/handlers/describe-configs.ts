@@ -1,0 +1,100 @@
+/** DescribeConfigs (key 32): topic configs (with sources, types, synonyms, documentation) and broker settings. */
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { SETTINGS } from '../config/settings.js';
+import type { BrokerConfig } from '../config/settings.js';
+import { ConfigSource, ConfigType, configTypeOf, effectiveConfigs, topicConfigDef } from '../topics/topic-configs.js';
+import type { TopicManager } from '../topics/topic-manager.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
+import type { BrokerIdentity } from './common.js';
+
+export const RESOURCE_TOPIC = 2;
+export const RESOURCE_BROKER = 4;
+
+interface Resource {
+  resourceType: number;
+  resourceName: string;
+  configurationKeys: string[] | null;
+}
+
+interface Entry {
+  name: string;
+  value: string | null;
+  readOnly: boolean;
+  source: number;
+  type: number;
+  doc: string;
+}
+
+export class DescribeConfigsHandler implements ApiHandler {
+  readonly apiKey = 32;
+  readonly minVersion = 0;
+  readonly maxVersion = 4;
+
+  constructor(
+    private readonly topics: TopicManager,
+    private readonly identity: BrokerIdentity,
+  ) {}
+
+  handle(body: Body, ctx: HandlerContext): Body {
+    const includeSynonyms = body.includeSynonyms === true;
+    const includeDocs = body.includeDocumentation === true;
+    const results = (body.resources as Resource[]).map((r) => {
+      const base = { resourceType: r.resourceType, resourceName: r.resourceName };
+      const entries = this.entries(r);
+      if (typeof entries === 'object' && 'errorCode' in entries) return { ...base, ...entries, configs: [] };
+      const keys = r.configurationKeys;
+      const selected = keys === null || keys.length === 0 ? entries : entries.filter((e) => keys.includes(e.name));
+      return {
+        ...base,
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        configs: selected.map((e) => ({
+          name: e.name,
+          value: e.value,
+          readOnly: e.readOnly,
+          isDefault: e.source === ConfigSource.DEFAULT_CONFIG,
+          configSource: ctx.apiVersion === 0 ? -1 : e.source,
+          isSensitive: false,
+          synonyms: includeSynonyms ? [{ name: e.name, value: e.value, source: e.source }] : [],
+          configType: e.type,
+          documentation: includeDocs ? e.doc : null,
+        })),
+      };
+    });
+    return { throttleTimeMs: 0, results };
+  }
+
+  private entries(r: Resource): Entry[] | { errorCode: number; errorMessage: string } {
+    if (r.resourceType === RESOURCE_TOPIC) {
+      const topic = this.topics.getTopic(r.resourceName);
+      if (!topic) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Topic '${r.resourceName}' does not exist.` };
+      return [...effectiveConfigs(topic.configs, this.topics.config)].map(([name, { value, source }]) => {
+        const def = topicConfigDef(name);
+        return { name, value, readOnly: false, source, type: def ? configTypeOf(def) : ConfigType.STRING, doc: def?.doc ?? '' };
+      });
+    }
+    if (r.resourceType === RESOURCE_BROKER) {
+      if (r.resourceName !== '' && r.resourceName !== String(this.identity.nodeId)) {
+        return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `This is broker ${this.identity.nodeId}, not '${r.resourceName}'.` };
+      }
+      return brokerEntries(this.topics.config);
+    }
+    return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Resource type ${r.resourceType} is not supported; use 2 (topic) or 4 (broker).` };
+  }
+}
+
+function brokerEntries(config: BrokerConfig): Entry[] {
+  return SETTINGS.map((s) => {
+    const value: unknown = config[s.key];
+    const isDefault = value === s.default;
+    const type = s.type === 'int' ? ConfigType.INT : s.type === 'long' ? ConfigType.LONG : s.type === 'bool' ? ConfigType.BOOLEAN : ConfigType.STRING;
+    return {
+      name: s.key,
+      value: String(value),
+      readOnly: true,
+      source: isDefault ? ConfigSource.DEFAULT_CONFIG : ConfigSource.STATIC_BROKER_CONFIG,
+      type,
+      doc: s.doc,
+    };
+  });
+}

@@ -1,0 +1,145 @@
+/**
+ * Topic lifecycle: validates requests with Kafka's error codes, records topics in the MetadataStore and
+ * keeps the partition logs in step with it. Metadata is written first on create (logs are created from it,
+ * idempotently) and first on delete (orphaned logs are removed at start-up), so a crash between the two
+ * steps never leaves a topic that exists in one place only after restart.
+ */
+import { ErrorCode, KafkaError } from '../../protocol/error-codes.js';
+import type { BrokerConfig } from '../config/settings.js';
+import type { LogManager } from '../log/log-manager.js';
+import type { LogTopicConfig } from '../log/config.js';
+import type { PartitionLog } from '../log/partition-log.js';
+import type { Logger } from '../logger.js';
+import type { MetadataStore, TopicRecord } from '../metadata/metadata-store.js';
+import { effectiveConfigs, numericConfig, validateTopicConfig, validateTopicName } from './topic-configs.js';
+
+/** Partition counts above this are refused (Kafka has no fixed limit; this guards the disk). */
+export const MAX_PARTITIONS = 10_000;
+
+/** The partition log configuration of a topic from its overrides and the broker defaults. */
+export function logConfigFor(overrides: Readonly<Record<string, string>>, broker: BrokerConfig): LogTopicConfig {
+  const eff = effectiveConfigs(overrides, broker);
+  const n = (name: string) => numericConfig(eff, name);
+  return {
+    'segment.bytes': n('segment.bytes'),
+    'segment.ms': n('segment.ms'),
+    'retention.ms': n('retention.ms'),
+    'retention.bytes': n('retention.bytes'),
+    'flush.messages': n('flush.messages'),
+    'flush.ms': n('flush.ms'),
+    'index.interval.bytes': n('index.interval.bytes'),
+    'message.timestamp.type': eff.get('message.timestamp.type')?.value === 'LogAppendTime' ? 'LogAppendTime' : 'CreateTime',
+  };
+}
+
+export class TopicManager {
+  constructor(
+    readonly metadata: MetadataStore,
+    readonly logs: LogManager,
+    readonly config: BrokerConfig,
+    private readonly log: Logger,
+  ) {}
+
+  logConfigFor(overrides: Readonly<Record<string, string>>): LogTopicConfig {
+    return logConfigFor(overrides, this.config);
+  }
+
+  /** Opens every partition of every known topic and removes logs of topics that no longer exist. */
+  async reconcile(): Promise<void> {
+    for (const topic of this.metadata.listTopics()) {
+      for (let p = 0; p < topic.partitions; p++) await this.logs.getOrCreate(topic.name, p, this.logConfigFor(topic.configs));
+    }
+    for (const [tp] of [...this.logs.entries()]) {
+      const topic = this.metadata.getTopic(tp.topic);
+      if (!topic || tp.partition >= topic.partitions) {
+        this.log.warn('removing the log of a deleted topic-partition', { topic: tp.topic, partition: tp.partition });
+        await this.logs.delete(tp.topic, tp.partition);
+      }
+    }
+  }
+
+  getTopic(name: string): TopicRecord | undefined {
+    return this.metadata.getTopic(name);
+  }
+
+  partitionLog(topic: string, partition: number): PartitionLog | undefined {
+    return this.logs.get(topic, partition);
+  }
+
+  /** Checks a CreateTopics request; throws KafkaError with Kafka's code for the first problem. */
+  validateCreate(name: string, partitions: number, replicationFactor: number, configs: Readonly<Record<string, string>>): number {
+    const nameError = validateTopicName(name);
+    if (nameError) throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, nameError);
+    if (this.metadata.getTopic(name)) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+    const count = partitions === -1 ? this.config['num.partitions'] : partitions;
+    if (!Number.isInteger(count) || count < 1 || count > MAX_PARTITIONS) {
+      throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Number of partitions must be between 1 and ${MAX_PARTITIONS}, got ${partitions}.`);
+    }
+    if (replicationFactor !== -1 && replicationFactor !== 1) {
+      throw new KafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, `Replication factor ${replicationFactor} is larger than the 1 broker available; use 1 or -1.`);
+    }
+    for (const [k, v] of Object.entries(configs)) {
+      const err = validateTopicConfig(k, v);
+      if (err) throw new KafkaError(ErrorCode.INVALID_CONFIG, err);
+    }
+    return count;
+  }
+
+  async createTopic(name: string, partitions: number, replicationFactor = -1, configs: Readonly<Record<string, string>> = {}): Promise<TopicRecord> {
+    const count = this.validateCreate(name, partitions, replicationFactor, configs);
+    const record = await this.metadata.createTopic(name, count, configs);
+    const logConfig = this.logConfigFor(record.configs);
+    for (let p = 0; p < count; p++) await this.logs.getOrCreate(name, p, logConfig);
+    this.log.info('created topic', { topic: name, partitions: count });
+    return record;
+  }
+
+  /** Auto-creation on Metadata/Produce when `auto.create.topics.enable` is on. */
+  async autoCreate(name: string): Promise<TopicRecord | undefined> {
+    if (!this.config['auto.create.topics.enable'] || validateTopicName(name) !== undefined) return undefined;
+    const existing = this.metadata.getTopic(name);
+    if (existing) return existing;
+    try {
+      return await this.createTopic(name, -1);
+    } catch (err) {
+      if (err instanceof KafkaError && err.code === ErrorCode.TOPIC_ALREADY_EXISTS) return this.metadata.getTopic(name);
+      throw err;
+    }
+  }
+
+  async deleteTopic(name: string): Promise<TopicRecord> {
+    const topic = this.metadata.getTopic(name);
+    if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist.`);
+    await this.metadata.deleteTopic(name);
+    for (let p = 0; p < topic.partitions; p++) await this.logs.delete(name, p);
+    this.log.info('deleted topic', { topic: name });
+    return topic;
+  }
+
+  async createPartitions(name: string, count: number, validateOnly: boolean): Promise<void> {
+    const topic = this.metadata.getTopic(name);
+    if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist.`);
+    if (count <= topic.partitions) {
+      throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Topic '${name}' already has ${topic.partitions} partitions; the new count must be larger, got ${count}.`);
+    }
+    if (count > MAX_PARTITIONS) throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `At most ${MAX_PARTITIONS} partitions are allowed, got ${count}.`);
+    if (validateOnly) return;
+    await this.metadata.setPartitionCount(name, count);
+    const logConfig = this.logConfigFor(topic.configs);
+    for (let p = topic.partitions; p < count; p++) await this.logs.getOrCreate(name, p, logConfig);
+  }
+
+  /** Validates then applies config changes (null removes an override). */
+  async alterConfigs(name: string, changes: Readonly<Record<string, string | null>>, validateOnly: boolean): Promise<void> {
+    const topic = this.metadata.getTopic(name);
+    if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist.`);
+    for (const [k, v] of Object.entries(changes)) {
+      const err = validateTopicConfig(k, v);
+      if (err) throw new KafkaError(ErrorCode.INVALID_CONFIG, err);
+    }
+    if (validateOnly) return;
+    const updated = await this.metadata.alterTopicConfigs(name, changes);
+    const logConfig = this.logConfigFor(updated.configs);
+    for (let p = 0; p < updated.partitions; p++) this.logs.get(name, p)?.updateConfig(logConfig);
+  }
+}
