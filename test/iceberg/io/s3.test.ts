@@ -164,3 +164,31 @@ test('a store that is down fails with IO_ERROR after the SDK retries', async (t)
   const err = await assertFileIOError(io.get(`s3://${s3.bucket}/k`), 'IO_ERROR');
   assert.match(err.message, /ECONNREFUSED|after retries/);
 });
+
+test('a conditional write whose response was lost and that the SDK retried is still reported as ours', async (t) => {
+  const moto = await (sharedMoto ??= startMotoS3Server());
+  if (typeof moto === 'string') throw new Error(`this test needs moto's S3 server: ${moto}`);
+  const io = new S3FileIO(moto.fileIOOptions({ conditionalWrites: true }));
+  t.after(() => io.close());
+  let dropped = 0;
+  // Inside the SDK's retry loop: the first PutObject reaches the store, then its response is "lost".
+  io.client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const out = await next(args);
+      if (context.commandName === 'PutObjectCommand' && dropped === 0) {
+        dropped++;
+        throw Object.assign(new Error('socket hang up after the write'), { name: 'TimeoutError', code: 'ECONNRESET' });
+      }
+      return out;
+    },
+    { step: 'deserialize', name: 'dropFirstResponse' },
+  );
+  const loc = `s3://${moto.bucket}/lost-${randomUUID()}/v1.json`;
+  const info = await io.putIfAbsent(loc, Buffer.from('mine'));
+  assert.equal(dropped, 1, 'the first response was dropped and the SDK retried');
+  assert.equal((await io.head(loc))?.etag, info.etag);
+  // Someone else's object at the same name is still refused, retried or not.
+  dropped = 0;
+  await assertFileIOError(io.putIfAbsent(loc, Buffer.from('theirs')), 'ALREADY_EXISTS');
+  assert.equal((await io.get(loc)).toString(), 'mine');
+});
