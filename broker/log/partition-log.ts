@@ -556,7 +556,8 @@ export class PartitionLog {
       const healthy = this.failure === undefined;
       if (healthy) {
         await this.active.flush();
-        await this.active.persistIndexes(true);
+        // The active segment's indexes, and those rebuilt by recovery at open (no-op for the others).
+        for (const seg of this.segments) await seg.persistIndexes(true);
       }
       await Promise.all(this.segments.map((s) => s.close()));
       if (healthy) await writeFileAtomic(this.dir, join(this.dir, CLEAN_SHUTDOWN_FILE), Buffer.alloc(0));

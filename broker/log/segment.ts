@@ -131,7 +131,9 @@ export class LogSegment {
   private async rebuild(fileSize: number): Promise<number> {
     this.resetState();
     const end = await scanFile(this.handle, 0, fileSize, (pos, b) => {
-      if (b.baseOffset < this.nextOffset) return false;
+      // The log assigns offsets itself, so they are contiguous from the segment's base: a jump means the
+      // base offset (outside the CRC) is corrupt.
+      if (b.baseOffset !== this.nextOffset) return false;
       this.observe(pos, b.baseOffset, b.lastOffset, b.sizeInBytes, b.maxTimestamp, true);
       return true;
     });
@@ -169,8 +171,7 @@ export class LogSegment {
     let tailMax = -1;
     let tailMaxOffset = this.baseOffset;
     const end = await scanFile(this.handle, tailStart, fileSize, (pos, b) => {
-      if (first && expectedFirst !== undefined && b.baseOffset !== expectedFirst) return false;
-      if (b.baseOffset < this.nextOffset) return false;
+      if (b.baseOffset !== (first ? (expectedFirst ?? this.baseOffset) : this.nextOffset)) return false;
       if (b.maxTimestamp > tailMax) {
         tailMax = b.maxTimestamp;
         tailMaxOffset = b.baseOffset;
