@@ -1,0 +1,201 @@
+/**
+ * The Table API: a table loaded from a catalog, with the operations a writer needs. Data goes in as Arrow
+ * (written to Parquet with field ids and metrics), changes go out as snapshots through `commitWithRetry`.
+ *
+ *   const table = await Table.load(catalog, { namespace: ['kafka'], name: 'orders' }, io);
+ *   const file = await table.writeDataFile(arrowTable);
+ *   await table.commit(table.newAppend().addFile(file).set('floe.kafka.offsets', '...'));
+ */
+import { randomUUID } from 'node:crypto';
+import * as arrow from 'apache-arrow';
+import type { FileIO } from './io/file-io.js';
+import { DataFileContent, parquetDataFile, type DataFile, type ManifestEntry, type PartitionData } from './data-file.js';
+import { writeParquet, type ParquetWriteOptions } from './parquet/writer.js';
+import { highestFieldId, type Schema, type StructType } from './schema.js';
+import type { Snapshot } from './snapshot.js';
+import { currentSchema, currentSnapshot, defaultSpec, type TableMetadata } from './table-metadata.js';
+import type { TableRequirement, TableUpdate } from './table-metadata-builder.js';
+import { commitWithRetry, type CommitRetryOptions } from './commit.js';
+import { liveFiles, SnapshotUpdate, type PreparedCommit } from './transaction.js';
+import type { Catalog, LoadTableResult, TableIdentifier } from './catalog/catalog.js';
+import { IcebergError } from './types.js';
+
+/** Reserved field ids of position delete files (spec, "Position Delete Files"). */
+export const DELETE_FILE_PATH_ID = 2147483546;
+export const DELETE_POS_ID = 2147483545;
+
+export const POSITION_DELETE_SCHEMA: StructType = {
+  type: 'struct',
+  fields: [
+    { id: DELETE_FILE_PATH_ID, name: 'file_path', required: true, type: 'string' },
+    { id: DELETE_POS_ID, name: 'pos', required: true, type: 'long' },
+  ],
+};
+
+export interface PositionDelete {
+  /** The data file's `file_path`, exactly as in its manifest entry. */
+  readonly path: string;
+  /** 0-based row position in that file. */
+  readonly pos: bigint;
+}
+
+export interface WriteFileOptions extends ParquetWriteOptions {
+  /** Where to write; default `<location>/data/<uuid>.parquet`. */
+  readonly location?: string;
+  /** Partition tuple (by partition field name); default `{}` (unpartitioned). */
+  readonly partition?: PartitionData;
+}
+
+export class Table {
+  private constructor(
+    readonly catalog: Catalog,
+    readonly id: TableIdentifier,
+    readonly io: FileIO,
+    private loaded: LoadTableResult,
+    private readonly now: () => number,
+  ) {}
+
+  static async load(catalog: Catalog, id: TableIdentifier, io: FileIO, options: { now?: () => number } = {}): Promise<Table> {
+    return new Table(catalog, id, io, await catalog.loadTable(id), options.now ?? Date.now);
+  }
+
+  get metadata(): TableMetadata {
+    return this.loaded.metadata;
+  }
+
+  get metadataLocation(): string {
+    return this.loaded.metadataLocation;
+  }
+
+  get location(): string {
+    return this.loaded.metadata.location;
+  }
+
+  schema(): Schema {
+    return currentSchema(this.metadata);
+  }
+
+  currentSnapshot(): Snapshot | undefined {
+    return currentSnapshot(this.metadata);
+  }
+
+  async refresh(): Promise<this> {
+    this.loaded = await this.catalog.loadTable(this.id);
+    return this;
+  }
+
+  /** Live data and delete files of the current snapshot (or of `snapshotId`). */
+  files(snapshotId?: bigint): Promise<{ dataFiles: ManifestEntry[]; deleteFiles: ManifestEntry[] }> {
+    return liveFiles(this.io, this.metadata, snapshotId);
+  }
+
+  newAppend(): SnapshotUpdate {
+    return new SnapshotUpdate({ io: this.io, now: this.now });
+  }
+
+  /** Replace files: `deleteFile` the old ones, `addFile` the new ones. */
+  newOverwrite(): SnapshotUpdate {
+    return new SnapshotUpdate({ io: this.io, now: this.now });
+  }
+
+  /** Add delete files (and optionally data files) in one snapshot. */
+  newRowDelta(): SnapshotUpdate {
+    return new SnapshotUpdate({ io: this.io, now: this.now });
+  }
+
+  /** Commits a snapshot update, retrying against the refreshed table on conflicts. Returns the new snapshot. */
+  async commit(update: SnapshotUpdate, options: CommitRetryOptions = {}): Promise<Snapshot> {
+    try {
+      const out = await commitWithRetry(this.catalog, this.id, (base) => update.prepare(base.metadata), {
+        ...options,
+        onConflict: async (discarded: PreparedCommit) => {
+          for (const f of discarded.attemptFiles) await this.io.delete(f).catch(() => undefined);
+        },
+      });
+      this.loaded = { ...this.loaded, metadataLocation: out.metadataLocation, metadata: out.metadata };
+      return out.prepared.snapshot;
+    } catch (err) {
+      if (err instanceof IcebergError && err.code !== 'COMMIT_CONFLICT') await update.abandon();
+      throw err;
+    }
+  }
+
+  /**
+   * Commits metadata-only updates built from the current metadata (schema evolution, properties), retried
+   * on conflicts. `build` returns the requirements it relies on and the updates.
+   */
+  async commitUpdates(build: (base: TableMetadata) => { requirements: TableRequirement[]; updates: TableUpdate[] }, options: CommitRetryOptions = {}): Promise<void> {
+    const out = await commitWithRetry(this.catalog, this.id, async (base) => build(base.metadata), options);
+    this.loaded = { ...this.loaded, metadataLocation: out.metadataLocation, metadata: out.metadata };
+  }
+
+  /**
+   * Makes `schema` current: it must be a valid evolution of the current schema (new columns with fresh
+   * ids, promotions such as int -> long), which the metadata builder checks.
+   */
+  async updateSchema(schema: Schema, options: CommitRetryOptions = {}): Promise<void> {
+    await this.commitUpdates(
+      (base) => ({
+        requirements: [
+          { type: 'assert-current-schema-id', 'current-schema-id': base['current-schema-id'] },
+          { type: 'assert-last-assigned-field-id', 'last-assigned-field-id': base['last-column-id'] },
+        ],
+        updates: [
+          { action: 'add-schema', schema, 'last-column-id': Math.max(base['last-column-id'], highestFieldId(schema)) },
+          { action: 'set-current-schema', 'schema-id': -1 },
+        ],
+      }),
+      options,
+    );
+  }
+
+  async setProperties(updates: Readonly<Record<string, string>>): Promise<void> {
+    await this.commitUpdates(() => ({ requirements: [], updates: [{ action: 'set-properties', updates }] }));
+  }
+
+  /** Writes Arrow data as a Parquet data file of the current schema; returns its DataFile (not yet committed). */
+  async writeDataFile(data: arrow.Table | Iterable<arrow.RecordBatch>, options: WriteFileOptions = {}): Promise<DataFile> {
+    const location = options.location ?? `${this.location}/data/${randomUUID()}.parquet`;
+    const written = await writeParquet(this.schema(), data, options);
+    await this.io.put(location, Buffer.from(written.bytes.buffer, written.bytes.byteOffset, written.bytes.byteLength));
+    return parquetDataFile({
+      file_path: location,
+      partition: options.partition ?? {},
+      metrics: written.metrics,
+      split_offsets: written.splitOffsets,
+      sort_order_id: this.metadata['default-sort-order-id'],
+    });
+  }
+
+  /**
+   * Writes a position delete file (v2): rows are sorted by path then position, as the spec requires. When
+   * every row names one data file, it is recorded as `referenced_data_file`.
+   */
+  async writePositionDeletes(deletes: readonly PositionDelete[], options: WriteFileOptions = {}): Promise<DataFile> {
+    if (this.metadata['format-version'] < 2) throw new IcebergError('INVALID_UPDATE', 'Position deletes need format-version 2 or later');
+    if (deletes.length === 0) throw new IcebergError('INVALID_UPDATE', 'A position delete file needs at least one row');
+    const sorted = [...deletes].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.pos < b.pos ? -1 : a.pos > b.pos ? 1 : 0));
+    const columns: Record<string, arrow.Vector> = {
+      file_path: arrow.vectorFromArray(sorted.map((d) => d.path), new arrow.Utf8()),
+      pos: arrow.makeVector(BigInt64Array.from(sorted.map((d) => d.pos))),
+    };
+    const table = new arrow.Table(columns);
+    const location = options.location ?? `${this.location}/data/${randomUUID()}-deletes.parquet`;
+    const written = await writeParquet(POSITION_DELETE_SCHEMA, table, options);
+    await this.io.put(location, Buffer.from(written.bytes.buffer, written.bytes.byteOffset, written.bytes.byteLength));
+    const paths = new Set(sorted.map((d) => d.path));
+    return parquetDataFile({
+      file_path: location,
+      content: DataFileContent.POSITION_DELETES,
+      partition: options.partition ?? {},
+      metrics: written.metrics,
+      split_offsets: written.splitOffsets,
+      referenced_data_file: paths.size === 1 ? [...paths][0] ?? null : null,
+    });
+  }
+
+  /** The default partition spec's id (files written now belong to it). */
+  specId(): number {
+    return defaultSpec(this.metadata)['spec-id'];
+  }
+}

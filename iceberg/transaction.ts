@@ -1,0 +1,247 @@
+/**
+ * Snapshot-producing changes to a table: appends, overwrites (replacing files) and row deltas (v2 position or
+ * equality deletes). A `SnapshotUpdate` collects files, then `prepare(base)` turns them into the REST
+ * `{ requirements, updates }` of one commit against that base: manifests for the new files (written once and
+ * reused on retries: their entries inherit snapshot id and sequence number from the manifest list), rewritten
+ * manifests for removed files, and a new manifest list that carries every other manifest of the parent over.
+ * The requirements pin the table uuid and the parent of `main`, so a concurrent commit makes the catalog
+ * refuse, and `commit.ts` calls `prepare` again against the new base.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FileIO } from './io/file-io.js';
+import { DataFileContent, ManifestEntryStatus, type DataFile, type ManifestEntry } from './data-file.js';
+import { inheritFromManifestFile, readManifest, writeManifestFile, type ManifestWriteOptions } from './manifest.js';
+import { readManifestList, writeManifestList, type ManifestFile } from './manifest-list.js';
+import { computeSummary, MAIN_BRANCH, newSnapshotId, type FileChange, type Operation, type Snapshot } from './snapshot.js';
+import type { TableRequirement, TableUpdate } from './table-metadata-builder.js';
+import { currentSchema, currentSnapshot, defaultSpec, snapshotById, type TableMetadata } from './table-metadata.js';
+import { IcebergError } from './types.js';
+
+export interface PreparedCommit {
+  readonly requirements: TableRequirement[];
+  readonly updates: TableUpdate[];
+  /** The snapshot this commit adds. */
+  readonly snapshot: Snapshot;
+  /** Files written for this attempt only (manifest list, rewritten manifests): delete them if it fails. */
+  readonly attemptFiles: string[];
+}
+
+interface CachedManifest {
+  readonly location: string;
+  readonly file: ManifestFile;
+}
+
+const pathKey = (f: DataFile): string => f.file_path;
+
+function change(f: DataFile): FileChange {
+  return {
+    content: f.content === DataFileContent.DATA ? 'data' : f.content === DataFileContent.POSITION_DELETES ? 'position-deletes' : 'equality-deletes',
+    recordCount: Number(f.record_count),
+    fileSizeInBytes: Number(f.file_size_in_bytes),
+    partitionKey: JSON.stringify(f.partition, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v)),
+  };
+}
+
+/** The live entries of one manifest, with inherited values filled in. */
+export async function readLiveEntries(io: FileIO, manifest: ManifestFile): Promise<ManifestEntry[]> {
+  const m = readManifest(await io.get(manifest.manifest_path));
+  return inheritFromManifestFile(m.entries, manifest).filter((e) => e.status !== ManifestEntryStatus.DELETED);
+}
+
+/** The manifests of a snapshot (none for no snapshot). */
+export async function snapshotManifests(io: FileIO, snapshot: Snapshot | undefined): Promise<ManifestFile[]> {
+  if (!snapshot) return [];
+  return readManifestList(await io.get(snapshot['manifest-list'])).manifests;
+}
+
+/** Live data and delete files of a snapshot (default: the current one). */
+export async function liveFiles(io: FileIO, metadata: TableMetadata, snapshotId?: bigint): Promise<{ dataFiles: ManifestEntry[]; deleteFiles: ManifestEntry[] }> {
+  const snap = snapshotId === undefined ? currentSnapshot(metadata) : snapshotById(metadata, snapshotId);
+  const dataFiles: ManifestEntry[] = [];
+  const deleteFiles: ManifestEntry[] = [];
+  for (const m of await snapshotManifests(io, snap)) {
+    for (const e of await readLiveEntries(io, m)) (e.data_file.content === DataFileContent.DATA ? dataFiles : deleteFiles).push(e);
+  }
+  return { dataFiles, deleteFiles };
+}
+
+export interface SnapshotUpdateOptions {
+  readonly io: FileIO;
+  readonly now?: () => number;
+}
+
+/**
+ * One snapshot's worth of file changes. Build it with `addFile`, `deleteFile`, `addDeleteFile` and `set`,
+ * then hand it to `commitSnapshot` (commit.ts) or `Table.commit`.
+ */
+export class SnapshotUpdate {
+  private readonly added: DataFile[] = [];
+  private readonly addedDeletes: DataFile[] = [];
+  private readonly removed = new Map<string, DataFile | undefined>();
+  private readonly properties: Record<string, string> = {};
+  private readonly io: FileIO;
+  private readonly now: () => number;
+  private snapshotId: bigint | undefined;
+  private dataManifest: CachedManifest | undefined;
+  private deleteManifest: CachedManifest | undefined;
+  private attempt = 0;
+
+  constructor(options: SnapshotUpdateOptions) {
+    this.io = options.io;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Adds a data file. */
+  addFile(file: DataFile): this {
+    if (file.content !== DataFileContent.DATA) throw new IcebergError('INVALID_UPDATE', `${file.file_path} is a delete file; add it with addDeleteFile`);
+    this.added.push(file);
+    return this;
+  }
+
+  /** Adds a position or equality delete file (format v2 and later). */
+  addDeleteFile(file: DataFile): this {
+    if (file.content === DataFileContent.DATA) throw new IcebergError('INVALID_UPDATE', `${file.file_path} is a data file; add it with addFile`);
+    this.addedDeletes.push(file);
+    return this;
+  }
+
+  /** Removes a data file that the parent snapshot holds (by path or by the DataFile). */
+  deleteFile(file: DataFile | string): this {
+    const path = typeof file === 'string' ? file : file.file_path;
+    this.removed.set(path, typeof file === 'string' ? undefined : file);
+    return this;
+  }
+
+  /** A snapshot summary property (Floe records committed offsets this way). */
+  set(key: string, value: string): this {
+    this.properties[key] = value;
+    return this;
+  }
+
+  get isEmpty(): boolean {
+    return this.added.length === 0 && this.addedDeletes.length === 0 && this.removed.size === 0;
+  }
+
+  /** The operation the spec names for these changes. */
+  operation(): Operation {
+    const addsData = this.added.length > 0;
+    const removes = this.removed.size > 0;
+    const addsDeletes = this.addedDeletes.length > 0;
+    if (!removes && !addsDeletes) return 'append';
+    if (!addsData && (removes || addsDeletes) && !(removes && addsDeletes)) return 'delete';
+    return 'overwrite';
+  }
+
+  private async writeNewManifest(files: readonly DataFile[], options: ManifestWriteOptions, location: string): Promise<CachedManifest> {
+    const entries: ManifestEntry[] = files.map((f) => ({ status: ManifestEntryStatus.ADDED, snapshot_id: null, sequence_number: null, file_sequence_number: null, data_file: f }));
+    const { bytes, manifestFile } = writeManifestFile(entries, options, { manifest_path: location, added_snapshot_id: this.snapshotId ?? 0n });
+    await this.io.put(location, bytes);
+    return { location, file: manifestFile };
+  }
+
+  /** The commit of these changes against `base`. Safe to call again against a newer base after a conflict. */
+  async prepare(base: TableMetadata): Promise<PreparedCommit> {
+    if (this.isEmpty) throw new IcebergError('INVALID_UPDATE', 'Nothing to commit: add or delete at least one file');
+    const formatVersion = base['format-version'];
+    if (this.addedDeletes.length > 0 && formatVersion < 2) throw new IcebergError('INVALID_UPDATE', 'Delete files need format-version 2 or later; upgrade the table');
+    const taken = (id: bigint): boolean => base.snapshots.some((s) => s['snapshot-id'] === id);
+    if (this.snapshotId === undefined || taken(this.snapshotId)) this.snapshotId = newSnapshotId(taken);
+    const snapshotId = this.snapshotId;
+    const attempt = this.attempt++;
+    const schema = currentSchema(base);
+    const spec = defaultSpec(base);
+    const meta = `${base.location}/metadata`;
+    const options: ManifestWriteOptions = { formatVersion, schema, partitionSpec: spec };
+    if (this.added.length > 0) this.dataManifest ??= await this.writeNewManifest(this.added, options, `${meta}/${randomUUID()}-m0.avro`);
+    if (this.addedDeletes.length > 0) {
+      this.deleteManifest ??= await this.writeNewManifest(this.addedDeletes, { ...options, content: 'deletes' }, `${meta}/${randomUUID()}-m1.avro`);
+    }
+
+    const parent = currentSnapshot(base);
+    const sequenceNumber = base['last-sequence-number'] + 1;
+    const attemptFiles: string[] = [];
+    const carried: ManifestFile[] = [];
+    const removedFiles: DataFile[] = [];
+    const stillToRemove = new Set(this.removed.keys());
+    for (const m of await snapshotManifests(this.io, parent)) {
+      if (stillToRemove.size === 0 || m.content !== 0 || (m.added_files_count === 0 && m.existing_files_count === 0)) {
+        carried.push(m);
+        continue;
+      }
+      const manifest = readManifest(await this.io.get(m.manifest_path));
+      const entries = inheritFromManifestFile(manifest.entries, m).filter((e) => e.status !== ManifestEntryStatus.DELETED);
+      if (!entries.some((e) => stillToRemove.has(pathKey(e.data_file)))) {
+        carried.push(m);
+        continue;
+      }
+      const rewritten: ManifestEntry[] = entries.map((e) => {
+        if (stillToRemove.has(pathKey(e.data_file))) {
+          stillToRemove.delete(pathKey(e.data_file));
+          removedFiles.push(e.data_file);
+          return { ...e, status: ManifestEntryStatus.DELETED, snapshot_id: snapshotId };
+        }
+        return { ...e, status: ManifestEntryStatus.EXISTING };
+      });
+      const location = `${meta}/${randomUUID()}-m${attempt + 2}.avro`;
+      const { bytes, manifestFile } = writeManifestFile(
+        rewritten,
+        { formatVersion, schema: manifest.metadata.schema, partitionSpec: manifest.metadata.partitionSpec },
+        { manifest_path: location, added_snapshot_id: snapshotId },
+      );
+      await this.io.put(location, bytes);
+      attemptFiles.push(location);
+      carried.push(manifestFile);
+    }
+    if (stillToRemove.size > 0) {
+      throw new IcebergError('INVALID_UPDATE', `Cannot delete ${[...stillToRemove].join(', ')}: not a live data file of the table (a concurrent commit may have removed it); reload the table and rebuild the change`);
+    }
+
+    const fresh = [this.dataManifest, this.deleteManifest].filter((m): m is CachedManifest => m !== undefined).map((m) => ({ ...m.file, added_snapshot_id: snapshotId }));
+    const listLocation = `${meta}/snap-${snapshotId}-${attempt}-${randomUUID()}.avro`;
+    const list = writeManifestList([...fresh, ...carried], {
+      formatVersion,
+      snapshotId,
+      parentSnapshotId: parent?.['snapshot-id'] ?? null,
+      sequenceNumber: BigInt(sequenceNumber),
+      ...(formatVersion >= 3 ? { firstRowId: BigInt(base['next-row-id'] ?? 0) } : {}),
+    });
+    await this.io.put(listLocation, list.bytes);
+    attemptFiles.push(listLocation);
+
+    const summary = computeSummary({
+      operation: this.operation(),
+      added: [...this.added, ...this.addedDeletes].map(change),
+      removed: removedFiles.map(change),
+      ...(parent ? { previous: parent.summary } : {}),
+      properties: this.properties,
+    });
+    let snapshot: Snapshot = {
+      'snapshot-id': snapshotId,
+      ...(parent ? { 'parent-snapshot-id': parent['snapshot-id'] } : {}),
+      'sequence-number': sequenceNumber,
+      'timestamp-ms': Math.max(this.now(), base['last-updated-ms']),
+      'manifest-list': listLocation,
+      summary,
+      'schema-id': base['current-schema-id'],
+    };
+    if (formatVersion >= 3) snapshot = { ...snapshot, 'first-row-id': base['next-row-id'] ?? 0, 'added-rows': Number(list.assignedRows) };
+    const mainRef = base.refs[MAIN_BRANCH];
+    return {
+      requirements: [
+        { type: 'assert-table-uuid', uuid: base['table-uuid'] },
+        { type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, 'snapshot-id': mainRef ? mainRef['snapshot-id'] : null },
+      ],
+      updates: [
+        { action: 'add-snapshot', snapshot },
+        { action: 'set-snapshot-ref', 'ref-name': MAIN_BRANCH, type: 'branch', 'snapshot-id': snapshotId },
+      ],
+      snapshot,
+      attemptFiles,
+    };
+  }
+
+  /** Deletes the files written for all attempts (after the change is abandoned). */
+  async abandon(): Promise<void> {
+    for (const m of [this.dataManifest, this.deleteManifest]) if (m) await this.io.delete(m.location).catch(() => undefined);
+  }
+}
