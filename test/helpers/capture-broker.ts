@@ -387,7 +387,7 @@ export async function startCaptureBroker(options: CaptureBrokerOptions = {}): Pr
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
-    let pending = Buffer.alloc(0);
+    let pending: Buffer = Buffer.alloc(0);
     // Responses are chained so they leave in request order even when one of them waits.
     let chain: Promise<void> = Promise.resolve();
     socket.on('data', (chunk: Buffer) => {
