@@ -151,14 +151,15 @@ export class WarehouseCatalog implements Catalog {
   }
 
   async listNamespaces(parent: Namespace = []): Promise<Namespace[]> {
-    if (parent.length > 0 && !(await this.namespaceExists(parent))) {
-      throw new CatalogError('NO_SUCH_NAMESPACE', `Namespace ${namespaceToString(parent)} does not exist; create it first`);
-    }
     const seen = new Map<string, Namespace>();
     for (const ns of await this.allNamespaces()) {
       if (ns.length <= parent.length || !parent.every((p, i) => ns[i] === p)) continue;
       const child = ns.slice(0, parent.length + 1);
       seen.set(nsKey(child), child);
+    }
+    // A parent exists if it was created or if namespaces were created below it.
+    if (parent.length > 0 && seen.size === 0 && !(await this.namespaceExists(parent))) {
+      throw new CatalogError('NO_SUCH_NAMESPACE', `Namespace ${namespaceToString(parent)} does not exist; create it first`);
     }
     return [...seen.keys()].sort().map((k) => seen.get(k) as Namespace);
   }

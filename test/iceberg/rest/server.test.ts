@@ -1,0 +1,230 @@
+/**
+ * REST catalog contract: an independent client (npm iceberg-js) for config, namespaces and tables, and raw
+ * HTTP for HEAD, error bodies and types, %1F namespaces, the prefix, bearer auth, 405/400/404 and the
+ * `endpoints` list.
+ */
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { IcebergRestCatalog } from 'iceberg-js';
+import { LocalFileIO } from '../../../iceberg/io/local.js';
+import { WarehouseCatalog } from '../../../iceberg/catalog/warehouse.js';
+import { RestCatalogServer, type RestCatalogServerOptions } from '../../../iceberg/rest/server.js';
+import { Table } from '../../../iceberg/table.js';
+import { parseJson, isJsonObject } from '../../../iceberg/json.js';
+import type { Schema } from '../../../iceberg/schema.js';
+import * as arrow from 'apache-arrow';
+
+const SCHEMA: Schema = {
+  type: 'struct',
+  'schema-id': 0,
+  fields: [
+    { id: 1, name: 'id', required: true, type: 'long' },
+    { id: 2, name: 'payload', required: false, type: 'binary' },
+  ],
+};
+
+const TABLE_CONFIG = { 's3.endpoint': 'http://127.0.0.1:9000', 's3.path-style-access': 'true', 's3.region': 'us-east-1' };
+
+async function start(t: TestContext, extra: Partial<RestCatalogServerOptions> = {}): Promise<{ url: string; catalog: WarehouseCatalog; io: LocalFileIO }> {
+  const dir = await mkdtemp(join(tmpdir(), 'floe-rest-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const io = new LocalFileIO({ root: dir, fsync: false });
+  const catalog = new WarehouseCatalog({ io, warehouse: `file://${dir}/wh` });
+  const server = new RestCatalogServer({ catalog, host: '127.0.0.1', port: 0, tableConfig: TABLE_CONFIG, ...extra });
+  const { url } = await server.start();
+  t.after(() => server.close());
+  return { url, catalog, io };
+}
+
+async function call(url: string, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown; text: string; headers: Headers }> {
+  const res = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, ...(body !== undefined ? { body } : {}) });
+  const text = await res.text();
+  return { status: res.status, text, json: text ? parseJson(text) : undefined, headers: res.headers };
+}
+
+function assertError(r: { status: number; json: unknown }, status: number, type: string): void {
+  assert.equal(r.status, status);
+  assert.ok(isJsonObject(r.json) && isJsonObject(r.json['error']), `error body for ${status}`);
+  const e = (r.json as { error: { message: unknown; type: unknown; code: unknown } }).error;
+  assert.equal(e.type, type);
+  assert.equal(e.code, status);
+  assert.equal(typeof e.message, 'string');
+  assert.ok((e.message as string).length > 10);
+}
+
+test('iceberg-js drives namespaces and tables, including multi-level namespaces', async (t) => {
+  const { url } = await start(t);
+  const client = new IcebergRestCatalog({ baseUrl: url, auth: { type: 'none' } });
+  await client.createNamespace({ namespace: ['kafka'] }, { properties: { owner: 'floe' } });
+  await client.createNamespace({ namespace: ['prod'] });
+  await client.createNamespace({ namespace: ['prod', 'eu'] });
+  assert.deepEqual((await client.listNamespaces()).map((n) => n.namespace), [['kafka'], ['prod']]);
+  assert.deepEqual((await client.listNamespaces({ namespace: ['prod'] })).map((n) => n.namespace), [['prod', 'eu']]);
+  assert.deepEqual((await client.loadNamespaceMetadata({ namespace: ['kafka'] })).properties, { owner: 'floe' });
+  assert.equal(await client.namespaceExists({ namespace: ['prod', 'eu'] }), true);
+  assert.equal(await client.namespaceExists({ namespace: ['nope'] }), false);
+
+  const created = await client.createTable(
+    { namespace: ['prod', 'eu'] },
+    {
+      name: 'orders',
+      schema: { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', type: 'long', required: true }, { id: 2, name: 'ts', type: 'timestamptz', required: false }] },
+      'partition-spec': { 'spec-id': 0, fields: [{ 'source-id': 2, 'field-id': 1000, name: 'ts_day', transform: 'day' }] },
+      properties: { 'write.format.default': 'parquet' },
+    },
+  );
+  assert.equal(created['format-version'], 2);
+  assert.deepEqual(await client.listTables({ namespace: ['prod', 'eu'] }), [{ namespace: ['prod', 'eu'], name: 'orders' }]);
+  const loaded = await client.loadTable({ namespace: ['prod', 'eu'], name: 'orders' });
+  assert.equal(loaded['table-uuid'], created['table-uuid']);
+  assert.equal(loaded['partition-specs']?.[0]?.fields[0]?.transform, 'day');
+  assert.equal(await client.tableExists({ namespace: ['prod', 'eu'], name: 'orders' }), true);
+  assert.equal(await client.tableExists({ namespace: ['prod', 'eu'], name: 'missing' }), false);
+
+  await assert.rejects(client.dropNamespace({ namespace: ['prod', 'eu'] }), /still holds tables|409/);
+  await client.dropTable({ namespace: ['prod', 'eu'], name: 'orders' });
+  assert.equal(await client.tableExists({ namespace: ['prod', 'eu'], name: 'orders' }), false);
+  await client.dropNamespace({ namespace: ['prod', 'eu'] });
+  assert.equal(await client.namespaceExists({ namespace: ['prod', 'eu'] }), false);
+});
+
+test('config lists every route served, and each listed route answers', async (t) => {
+  const { url, catalog } = await start(t);
+  const cfg = await call(url, 'GET', '/v1/config');
+  assert.equal(cfg.status, 200);
+  const body = cfg.json as { defaults: object; overrides: object; endpoints: string[] };
+  assert.deepEqual(body.defaults, {});
+  assert.deepEqual(body.overrides, {});
+  assert.deepEqual(new Set(body.endpoints), new Set([
+    'GET /v1/config',
+    'GET /v1/{prefix}/namespaces',
+    'POST /v1/{prefix}/namespaces',
+    'GET /v1/{prefix}/namespaces/{namespace}',
+    'HEAD /v1/{prefix}/namespaces/{namespace}',
+    'DELETE /v1/{prefix}/namespaces/{namespace}',
+    'GET /v1/{prefix}/namespaces/{namespace}/tables',
+    'POST /v1/{prefix}/namespaces/{namespace}/tables',
+    'GET /v1/{prefix}/namespaces/{namespace}/tables/{table}',
+    'HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}',
+    'POST /v1/{prefix}/namespaces/{namespace}/tables/{table}',
+    'DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}',
+  ]));
+  await catalog.createNamespace(['ns']);
+  await catalog.createTable({ namespace: ['ns'], name: 't' }, { schema: SCHEMA });
+  // Every listed route is routed (no 404 for the route, no 405): a missing namespace/table 404 carries its own type.
+  for (const e of body.endpoints) {
+    const [method, path] = e.split(' ') as [string, string];
+    const concrete = path.replace('/{prefix}', '').replace('{namespace}', 'ns').replace('{table}', 'other');
+    const reqBody = method === 'POST' ? '{}' : undefined;
+    const r = await call(url, method, concrete, reqBody);
+    assert.notEqual(r.status, 405, e);
+    if (r.status === 404 && method !== 'HEAD') assert.notEqual((r.json as { error: { type: string } }).error.type, 'NoSuchEndpointException', e);
+  }
+});
+
+test('load returns metadata-location, exact metadata and storage config; HEAD answers without a body', async (t) => {
+  const { url, catalog, io } = await start(t);
+  await catalog.createNamespace(['kafka']);
+  const id = { namespace: ['kafka'], name: 'events' };
+  await catalog.createTable(id, { schema: SCHEMA });
+  const table = await Table.load(catalog, id, io);
+  const file = await table.writeDataFile(new arrow.Table({ id: arrow.makeVector(BigInt64Array.of(1n, 2n)), payload: arrow.vectorFromArray([Buffer.from('x'), null], new arrow.Binary()) }));
+  const snap = await table.commit(table.newAppend().addFile(file).set('floe.kafka.offsets', '{"0":1}'));
+
+  const r = await call(url, 'GET', '/v1/namespaces/kafka/tables/events');
+  assert.equal(r.status, 200);
+  const body = r.json as { 'metadata-location': string; metadata: { 'current-snapshot-id': bigint | number; snapshots: { summary: Record<string, string> }[] }; config: Record<string, string> };
+  assert.equal(body['metadata-location'], table.metadataLocation);
+  assert.equal(BigInt(body.metadata['current-snapshot-id']), snap['snapshot-id'], 'the 64-bit snapshot id is exact on the wire');
+  assert.equal(body.metadata.snapshots[0]?.summary['floe.kafka.offsets'], '{"0":1}');
+  assert.deepEqual(body.config, TABLE_CONFIG);
+
+  const head = await call(url, 'HEAD', '/v1/namespaces/kafka/tables/events');
+  assert.equal(head.status, 204);
+  assert.equal(head.text, '');
+  const headMissing = await call(url, 'HEAD', '/v1/namespaces/kafka/tables/nope');
+  assert.equal(headMissing.status, 404);
+  assert.equal(headMissing.text, '');
+  assert.equal((await call(url, 'HEAD', '/v1/namespaces/kafka')).status, 204);
+  assert.equal((await call(url, 'HEAD', '/v1/namespaces/nope')).status, 404);
+});
+
+test('errors: 404 and 409 types, %1F namespaces, 400 on bad JSON, 405, unknown routes', async (t) => {
+  const { url, catalog } = await start(t);
+  await catalog.createNamespace(['a', 'b']);
+  assertError(await call(url, 'GET', '/v1/namespaces/missing'), 404, 'NoSuchNamespaceException');
+  assertError(await call(url, 'GET', '/v1/namespaces/missing/tables'), 404, 'NoSuchNamespaceException');
+  assertError(await call(url, 'GET', '/v1/namespaces/a%1Fb/tables/missing'), 404, 'NoSuchTableException');
+  assert.equal((await call(url, 'GET', '/v1/namespaces/a%1Fb')).status, 200);
+  assert.deepEqual((await call(url, 'GET', '/v1/namespaces/a%1Fb')).json, { namespace: ['a', 'b'], properties: {} });
+  assert.deepEqual((await call(url, 'GET', '/v1/namespaces?parent=a')).json, { namespaces: [['a', 'b']] });
+
+  assertError(await call(url, 'POST', '/v1/namespaces', JSON.stringify({ namespace: ['a', 'b'] })), 409, 'AlreadyExistsException');
+  const create = JSON.stringify({ name: 't', schema: { type: 'struct', fields: [{ id: 1, name: 'x', type: 'int', required: false }] } });
+  assert.equal((await call(url, 'POST', '/v1/namespaces/a%1Fb/tables', create)).status, 200);
+  assertError(await call(url, 'POST', '/v1/namespaces/a%1Fb/tables', create), 409, 'AlreadyExistsException');
+  assertError(await call(url, 'DELETE', '/v1/namespaces/a%1Fb'), 409, 'NamespaceNotEmptyException');
+
+  // A stale requirement on a table outsiders may write: 409 CommitFailedException.
+  const stale = JSON.stringify({ requirements: [{ type: 'assert-current-schema-id', 'current-schema-id': 7 }], updates: [{ action: 'set-properties', updates: { k: 'v' } }] });
+  assertError(await call(url, 'POST', '/v1/namespaces/a%1Fb/tables/t', stale), 409, 'CommitFailedException');
+  const ok = JSON.stringify({ requirements: [{ type: 'assert-current-schema-id', 'current-schema-id': 0 }], updates: [{ action: 'set-properties', updates: { k: 'v' } }] });
+  const committed = await call(url, 'POST', '/v1/namespaces/a%1Fb/tables/t', ok);
+  assert.equal(committed.status, 200);
+  assert.equal((committed.json as { metadata: { properties: Record<string, string> } }).metadata.properties['k'], 'v');
+
+  assertError(await call(url, 'POST', '/v1/namespaces', '{"namespace": ['), 400, 'BadRequestException');
+  assertError(await call(url, 'POST', '/v1/namespaces', '{"namespace": "flat"}'), 400, 'BadRequestException');
+  assertError(await call(url, 'POST', '/v1/namespaces/a%1Fb/tables/t', '{"requirements": [], "updates": [{"action": "explode"}]}'), 400, 'BadRequestException');
+  assertError(await call(url, 'POST', '/v1/namespaces/a%1Fb/tables', '{"name": "u"}'), 400, 'BadRequestException');
+
+  const wrong = await call(url, 'PUT', '/v1/namespaces');
+  assertError(wrong, 405, 'MethodNotAllowedException');
+  assert.equal(wrong.headers.get('allow'), 'GET, POST');
+  assertError(await call(url, 'POST', '/v1/config', '{}'), 405, 'MethodNotAllowedException');
+  assertError(await call(url, 'GET', '/v1/nothing/here'), 404, 'NoSuchEndpointException');
+  assertError(await call(url, 'GET', '/v2/config'), 404, 'NoSuchEndpointException');
+});
+
+test('tables Floe owns refuse outside commits and drops with 403, and the message says why', async (t) => {
+  const { url, catalog } = await start(t);
+  await catalog.createNamespace(['kafka']);
+  await catalog.createTable({ namespace: ['kafka'], name: 'orders' }, { schema: SCHEMA, properties: { 'floe.owner': 'tiering' } });
+  const body = JSON.stringify({ requirements: [], updates: [{ action: 'set-properties', updates: { x: 'y' } }] });
+  const r = await call(url, 'POST', '/v1/namespaces/kafka/tables/orders', body);
+  assertError(r, 403, 'ForbiddenException');
+  assert.match((r.json as { error: { message: string } }).error.message, /read-only/);
+  assertError(await call(url, 'DELETE', '/v1/namespaces/kafka/tables/orders'), 403, 'ForbiddenException');
+  assert.equal((await catalog.loadTable({ namespace: ['kafka'], name: 'orders' })).metadata.properties['x'], undefined);
+  // Outsiders cannot claim the reserved property either.
+  const claim = JSON.stringify({ name: 'fake', schema: SCHEMA, properties: { 'floe.owner': 'me' } });
+  assertError(await call(url, 'POST', '/v1/namespaces/kafka/tables', claim), 403, 'ForbiddenException');
+});
+
+test('prefix: announced in config overrides and required on catalog routes', async (t) => {
+  const { url } = await start(t, { prefix: 'floe', warehouse: 'file:///wh' });
+  const cfg = (await call(url, 'GET', '/v1/config')).json as { overrides: Record<string, string> };
+  assert.deepEqual(cfg.overrides, { prefix: 'floe', warehouse: 'file:///wh' });
+  const client = new IcebergRestCatalog({ baseUrl: url, catalogName: 'floe' });
+  await client.createNamespace({ namespace: ['p'] });
+  assert.deepEqual((await client.listNamespaces()).map((n) => n.namespace), [['p']]);
+  assertError(await call(url, 'GET', '/v1/namespaces'), 404, 'NoSuchEndpointException');
+  assert.equal((await call(url, 'GET', '/v1/floe/namespaces/p')).status, 200);
+});
+
+test('bearer auth: 401 with the error body without or with a wrong token', async (t) => {
+  const { url } = await start(t, { token: 's3cret' });
+  const none = await call(url, 'GET', '/v1/config');
+  assertError(none, 401, 'NotAuthorizedException');
+  assert.match(none.headers.get('www-authenticate') ?? '', /^Bearer/);
+  assertError(await call(url, 'GET', '/v1/namespaces', undefined, { authorization: 'Bearer nope' }), 401, 'NotAuthorizedException');
+  assert.equal((await call(url, 'GET', '/v1/config', undefined, { authorization: 'Bearer s3cret' })).status, 200);
+  const client = new IcebergRestCatalog({ baseUrl: url, auth: { type: 'bearer', token: 's3cret' } });
+  await client.createNamespace({ namespace: ['secure'] });
+  assert.equal(await client.namespaceExists({ namespace: ['secure'] }), true);
+  const anonymous = new IcebergRestCatalog({ baseUrl: url });
+  await assert.rejects(anonymous.listNamespaces(), /401|Authentication/);
+});
