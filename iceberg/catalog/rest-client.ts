@@ -1,0 +1,259 @@
+/**
+ * A `Catalog` backed by an external Iceberg REST catalog (Polaris, Nessie, Gravitino, Unity, Glue's REST
+ * endpoint, Floe's own server, ...), so Floe's tables can be registered in a user's system-of-record catalog.
+ * Speaks `../shared/iceberg/rest-catalog-open-api.yaml` with `fetch`: reads `/v1/config` first (prefix and
+ * endpoints), pages through lists, keeps 64-bit ids exact, and maps the spec's error bodies back to
+ * `CatalogError` codes; a 409 CommitFailedException becomes `CommitConflictError`, so `commitWithRetry`
+ * reloads and retries exactly as with the built-in catalog.
+ */
+import { parseJson, stringifyJson, isJsonObject, type JsonValue } from '../json.js';
+import { CommitConflictError, type TableRequirement, type TableUpdate } from '../table-metadata-builder.js';
+import {
+  createTableRequestToJson,
+  identifierToJson,
+  parseCommitTableResult,
+  parseLoadTableResult,
+  tableRequirementToJson,
+  tableUpdateToJson,
+} from '../rest/messages.js';
+import {
+  CatalogError,
+  checkIdentifier,
+  checkNamespace,
+  type Catalog,
+  type CatalogErrorCode,
+  type CommitTableResult,
+  type CreateTableRequest,
+  type LoadTableResult,
+  type Namespace,
+  type TableIdentifier,
+} from './catalog.js';
+
+export interface RestCatalogClientOptions {
+  /** Base URI of the catalog, e.g. `http://catalog:8181` (the `/v1` paths are appended). */
+  readonly uri: string;
+  /** Bearer token sent with every request. */
+  readonly token?: string;
+  /** Warehouse to ask for in `GET /v1/config?warehouse=`. */
+  readonly warehouse?: string;
+  /** Path prefix; default: the one the server's config announces. */
+  readonly prefix?: string;
+  /** Catalog name for messages. Default 'rest'. */
+  readonly name?: string;
+  /** Extra headers (e.g. a tenant id). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Replaces globalThis.fetch. */
+  readonly fetch?: typeof fetch;
+}
+
+const SEP = '\u001f';
+
+const BY_TYPE: Record<string, CatalogErrorCode> = {
+  NoSuchNamespaceException: 'NO_SUCH_NAMESPACE',
+  NoSuchTableException: 'NO_SUCH_TABLE',
+  AlreadyExistsException: 'ALREADY_EXISTS',
+  NamespaceNotEmptyException: 'NAMESPACE_NOT_EMPTY',
+  ForbiddenException: 'FORBIDDEN',
+  NotAuthorizedException: 'NOT_AUTHORIZED',
+  CommitStateUnknownException: 'COMMIT_STATE_UNKNOWN',
+  UnsupportedOperationException: 'UNSUPPORTED',
+  BadRequestException: 'INVALID_REQUEST',
+  IllegalArgumentException: 'INVALID_REQUEST',
+  ValidationException: 'INVALID_REQUEST',
+};
+
+function codeForStatus(status: number): CatalogErrorCode {
+  if (status === 400 || status === 422) return 'INVALID_REQUEST';
+  if (status === 401 || status === 419) return 'NOT_AUTHORIZED';
+  if (status === 403) return 'FORBIDDEN';
+  if (status === 406) return 'UNSUPPORTED';
+  return 'SERVICE_ERROR';
+}
+
+interface Config {
+  readonly prefix: string;
+  readonly endpoints: ReadonlySet<string> | undefined;
+}
+
+export class RestCatalogClient implements Catalog {
+  readonly name: string;
+  private readonly options: RestCatalogClientOptions;
+  private readonly base: string;
+  private readonly doFetch: typeof fetch;
+  private config: Promise<Config> | undefined;
+
+  constructor(options: RestCatalogClientOptions) {
+    this.options = options;
+    this.name = options.name ?? 'rest';
+    this.base = options.uri.replace(/\/+$/, '');
+    this.doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  /** The server's configuration (fetched once): the prefix in use and the endpoints it announced. */
+  private loadConfig(): Promise<Config> {
+    this.config ??= (async () => {
+      const q = this.options.warehouse ? `?warehouse=${encodeURIComponent(this.options.warehouse)}` : '';
+      const json = await this.request('GET', `/v1/config${q}`, undefined, 'config');
+      const o = isJsonObject(json) ? json : {};
+      const pick = (k: string): string | undefined => {
+        for (const src of [o['overrides'], o['defaults']]) if (isJsonObject(src) && typeof src[k] === 'string') return src[k] as string;
+        return undefined;
+      };
+      const prefix = this.options.prefix ?? pick('prefix') ?? '';
+      const endpoints = Array.isArray(o['endpoints']) ? new Set(o['endpoints'].filter((e): e is string => typeof e === 'string')) : undefined;
+      return { prefix: prefix.replace(/^\/+|\/+$/g, ''), endpoints };
+    })().catch((err: unknown) => {
+      this.config = undefined;
+      throw err;
+    });
+    return this.config;
+  }
+
+  private async path(rest: string): Promise<string> {
+    const { prefix } = await this.loadConfig();
+    return prefix === '' ? `/v1/${rest}` : `/v1/${prefix.split('/').map(encodeURIComponent).join('/')}/${rest}`;
+  }
+
+  private nsPath(ns: Namespace): string {
+    return encodeURIComponent(ns.join(SEP));
+  }
+
+  private tablePath(id: TableIdentifier): string {
+    return `namespaces/${this.nsPath(id.namespace)}/tables/${encodeURIComponent(id.name)}`;
+  }
+
+  /** Sends a request; returns the parsed body (undefined for 204/HEAD) or throws the mapped error. */
+  private async request(method: string, path: string, body: JsonValue | undefined, what: string, conflict?: readonly TableRequirement[]): Promise<JsonValue | undefined> {
+    const headers: Record<string, string> = { accept: 'application/json', ...(this.options.headers ?? {}) };
+    if (this.options.token) headers['authorization'] = `Bearer ${this.options.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await this.doFetch(`${this.base}${path}`, { method, headers, ...(body !== undefined ? { body: stringifyJson(body) } : {}) });
+    } catch (err) {
+      throw new CatalogError('SERVICE_ERROR', `REST catalog ${this.base} unreachable for ${what}: ${err instanceof Error ? err.message : String(err)}; check the URI and that the catalog is up`, { cause: err });
+    }
+    const text = method === 'HEAD' ? '' : await res.text();
+    if (res.ok) return text === '' ? undefined : parseJson(text);
+    let type = '';
+    let message = `${res.status} ${res.statusText}`;
+    if (text !== '') {
+      try {
+        const j = parseJson(text);
+        const e = isJsonObject(j) && isJsonObject(j['error']) ? j['error'] : undefined;
+        if (e && typeof e['type'] === 'string') type = e['type'];
+        if (e && typeof e['message'] === 'string') message = e['message'];
+      } catch {
+        message = `${message}: ${text.slice(0, 200)}`;
+      }
+    }
+    if (res.status === 409 && (type === 'CommitFailedException' || (type === '' && conflict))) {
+      throw new CommitConflictError(conflict?.[0] ?? { type: 'assert-create' }, `REST catalog refused the commit: ${message}`);
+    }
+    if (res.status === 404 && type === '' && method === 'HEAD') throw new CatalogError('NO_SUCH_TABLE', `${what}: not found`);
+    const code = BY_TYPE[type] ?? (res.status === 409 ? 'ALREADY_EXISTS' : codeForStatus(res.status));
+    throw new CatalogError(code, `REST catalog ${what} failed (${res.status}${type ? ` ${type}` : ''}): ${message}`);
+  }
+
+  private async list<T>(path: string, key: string, what: string, map: (v: JsonValue) => T): Promise<T[]> {
+    const out: T[] = [];
+    let token: string | undefined;
+    for (let page = 0; page < 100_000; page++) {
+      const sep = path.includes('?') ? '&' : '?';
+      const json = await this.request('GET', token === undefined ? path : `${path}${sep}pageToken=${encodeURIComponent(token)}`, undefined, what);
+      if (!isJsonObject(json) || !Array.isArray(json[key])) throw new CatalogError('SERVICE_ERROR', `REST catalog ${what}: response lacks '${key}'`);
+      for (const v of json[key] as JsonValue[]) out.push(map(v));
+      const next = json['next-page-token'];
+      if (typeof next !== 'string' || next === '') return out;
+      token = next;
+    }
+    return out;
+  }
+
+  async listNamespaces(parent: Namespace = []): Promise<Namespace[]> {
+    const q = parent.length > 0 ? `?parent=${encodeURIComponent(parent.join(SEP))}` : '';
+    return this.list(await this.path(`namespaces${q}`), 'namespaces', 'list namespaces', (v) => {
+      if (!Array.isArray(v)) throw new CatalogError('SERVICE_ERROR', 'REST catalog listed a namespace that is not a list');
+      return v.map(String);
+    });
+  }
+
+  async createNamespace(ns: Namespace, properties: Readonly<Record<string, string>> = {}): Promise<void> {
+    checkNamespace(ns);
+    await this.request('POST', await this.path('namespaces'), { namespace: [...ns], properties: { ...properties } }, `create namespace ${ns.join('.')}`);
+  }
+
+  async loadNamespaceProperties(ns: Namespace): Promise<Record<string, string>> {
+    checkNamespace(ns);
+    const json = await this.request('GET', await this.path(`namespaces/${this.nsPath(ns)}`), undefined, `load namespace ${ns.join('.')}`);
+    const props = isJsonObject(json) && isJsonObject(json['properties']) ? json['properties'] : {};
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(props)) if (typeof v === 'string') out[k] = v;
+    return out;
+  }
+
+  async namespaceExists(ns: Namespace): Promise<boolean> {
+    checkNamespace(ns);
+    return this.exists(await this.path(`namespaces/${this.nsPath(ns)}`), `namespace ${ns.join('.')}`);
+  }
+
+  async dropNamespace(ns: Namespace): Promise<void> {
+    checkNamespace(ns);
+    await this.request('DELETE', await this.path(`namespaces/${this.nsPath(ns)}`), undefined, `drop namespace ${ns.join('.')}`);
+  }
+
+  async listTables(ns: Namespace): Promise<TableIdentifier[]> {
+    checkNamespace(ns);
+    return this.list(await this.path(`namespaces/${this.nsPath(ns)}/tables`), 'identifiers', `list tables of ${ns.join('.')}`, (v) => {
+      if (!isJsonObject(v) || !Array.isArray(v['namespace']) || typeof v['name'] !== 'string') {
+        throw new CatalogError('SERVICE_ERROR', 'REST catalog listed a table identifier without namespace and name');
+      }
+      return { namespace: v['namespace'].map(String), name: v['name'] };
+    });
+  }
+
+  async createTable(id: TableIdentifier, request: CreateTableRequest): Promise<LoadTableResult> {
+    checkIdentifier(id);
+    const json = await this.request('POST', await this.path(`namespaces/${this.nsPath(id.namespace)}/tables`), createTableRequestToJson(id.name, request), `create table ${id.name}`);
+    return parseLoadTableResult(json);
+  }
+
+  async loadTable(id: TableIdentifier): Promise<LoadTableResult> {
+    checkIdentifier(id);
+    return parseLoadTableResult(await this.request('GET', await this.path(this.tablePath(id)), undefined, `load table ${id.name}`));
+  }
+
+  async tableExists(id: TableIdentifier): Promise<boolean> {
+    checkIdentifier(id);
+    return this.exists(await this.path(this.tablePath(id)), `table ${id.name}`);
+  }
+
+  async dropTable(id: TableIdentifier, options: { purge?: boolean } = {}): Promise<void> {
+    checkIdentifier(id);
+    await this.request('DELETE', await this.path(`${this.tablePath(id)}?purgeRequested=${options.purge ? 'true' : 'false'}`), undefined, `drop table ${id.name}`);
+  }
+
+  async commitTable(id: TableIdentifier, requirements: readonly TableRequirement[], updates: readonly TableUpdate[]): Promise<CommitTableResult> {
+    checkIdentifier(id);
+    const body = {
+      identifier: identifierToJson(id),
+      requirements: requirements.map(tableRequirementToJson),
+      updates: updates.map(tableUpdateToJson),
+    };
+    return parseCommitTableResult(await this.request('POST', await this.path(this.tablePath(id)), body, `commit to table ${id.name}`, requirements));
+  }
+
+  async close(): Promise<void> {
+    this.config = undefined;
+  }
+
+  private async exists(path: string, what: string): Promise<boolean> {
+    try {
+      await this.request('HEAD', path, undefined, what);
+      return true;
+    } catch (err) {
+      if (err instanceof CatalogError && (err.code === 'NO_SUCH_TABLE' || err.code === 'NO_SUCH_NAMESPACE')) return false;
+      throw err;
+    }
+  }
+}

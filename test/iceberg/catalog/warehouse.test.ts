@@ -1,0 +1,78 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalFileIO } from '../../../iceberg/io/local.js';
+import { FileIOError, type FileIO, type FileIOCapabilities, type ObjectInfo } from '../../../iceberg/io/file-io.js';
+import { metadataFileLocation, metadataFileVersion, WarehouseCatalog } from '../../../iceberg/catalog/warehouse.js';
+import { catalogContract } from './contract.js';
+import { tableSuite } from '../table-suite.js';
+
+/** A store without conditional writes (like s3rver): conditional calls throw UNSUPPORTED, as the contract says. */
+class NoConditionalIO implements FileIO {
+  constructor(private readonly inner: FileIO) {}
+  get = (l: string): Promise<Buffer> => this.inner.get(l);
+  getRange = (l: string, o: number, n: number): Promise<Buffer> => this.inner.getRange(l, o, n);
+  head = (l: string): Promise<ObjectInfo | undefined> => this.inner.head(l);
+  put = (l: string, d: Buffer): Promise<ObjectInfo> => this.inner.put(l, d);
+  list = (p: string): AsyncIterable<ObjectInfo> => this.inner.list(p);
+  delete = (l: string): Promise<void> => this.inner.delete(l);
+  close = (): Promise<void> => this.inner.close();
+  async putIfAbsent(): Promise<ObjectInfo> {
+    throw new FileIOError('UNSUPPORTED', 'no conditional writes');
+  }
+  async putIfMatch(): Promise<ObjectInfo> {
+    throw new FileIOError('UNSUPPORTED', 'no conditional writes');
+  }
+  async capabilities(): Promise<FileIOCapabilities> {
+    return { conditionalWrites: false };
+  }
+}
+
+async function localEnv(t: import('node:test').TestContext, conditional: boolean): Promise<{ io: FileIO; catalog: WarehouseCatalog; dir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'floe-wh-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const local = new LocalFileIO({ root: dir, fsync: false });
+  const io = conditional ? local : new NoConditionalIO(local);
+  return { io, dir, catalog: new WarehouseCatalog({ io, warehouse: `file://${dir}/wh` }) };
+}
+
+catalogContract('WarehouseCatalog (conditional writes)', async (t) => (await localEnv(t, true)).catalog);
+catalogContract('WarehouseCatalog (catalog-held pointer)', async (t) => (await localEnv(t, false)).catalog);
+tableSuite('local warehouse, catalog-held pointer', async (t) => localEnv(t, false));
+
+test('metadata file names and the pointer layout', async (t) => {
+  const { catalog, dir } = await localEnv(t, true);
+  assert.equal(await catalog.usesConditionalWrites(), true);
+  assert.match(metadataFileLocation('s3://b/t/', 7), /^s3:\/\/b\/t\/metadata\/00007-[0-9a-f-]{36}\.metadata\.json$/);
+  assert.equal(metadataFileVersion('s3://b/t/metadata/00012-0a0b.metadata.json'), 12);
+  assert.equal(metadataFileVersion('file:///t/metadata/v3.metadata.json'), 3);
+  assert.equal(metadataFileVersion('file:///t/metadata/snap-1.avro'), undefined);
+
+  await catalog.createNamespace(['kafka', 'v.1']);
+  const created = await catalog.createTable({ namespace: ['kafka', 'v.1'], name: 'orders' }, { schema: { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'x', required: false, type: 'int' }] } });
+  assert.equal(created.metadata.location, `file://${dir}/wh/kafka/v.1/orders`);
+  const pointer = JSON.parse(await readFile(join(dir, 'wh/_floe_catalog/tables/kafka.v%2E1/orders.json'), 'utf8')) as Record<string, unknown>;
+  assert.deepEqual(pointer, { 'metadata-location': created.metadataLocation, version: 0 });
+  const hint = await readFile(join(dir, 'wh/kafka/v.1/orders/metadata/version-hint.text'), 'utf8');
+  assert.equal(`${created.metadata.location}/metadata/${hint}.metadata.json`, created.metadataLocation);
+
+  // The state is durable: a new catalog over the same warehouse sees everything.
+  const again = new WarehouseCatalog({ io: new LocalFileIO({ root: dir, fsync: false }), warehouse: `file://${dir}/wh` });
+  assert.deepEqual(await again.listNamespaces(['kafka']), [['kafka', 'v.1']]);
+  assert.equal((await again.loadTable({ namespace: ['kafka', 'v.1'], name: 'orders' })).metadataLocation, created.metadataLocation);
+});
+
+test('drop with purge removes the table files', async (t) => {
+  const { catalog, io } = await localEnv(t, true);
+  await catalog.createNamespace(['n']);
+  const { metadata } = await catalog.createTable({ namespace: ['n'], name: 't' }, { schema: { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'x', required: false, type: 'int' }] } });
+  const before: string[] = [];
+  for await (const o of io.list(`${metadata.location}/`)) before.push(o.location);
+  assert.ok(before.length >= 2);
+  await catalog.dropTable({ namespace: ['n'], name: 't' }, { purge: true });
+  const after: string[] = [];
+  for await (const o of io.list(`${metadata.location}/`)) after.push(o.location);
+  assert.deepEqual(after, []);
+});
