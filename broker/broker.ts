@@ -22,6 +22,14 @@ import { DeleteTopicsHandler } from './handlers/delete-topics.js';
 import { DescribeClusterHandler } from './handlers/describe-cluster.js';
 import { DescribeConfigsHandler } from './handlers/describe-configs.js';
 import { MetadataHandler } from './handlers/metadata.js';
+import { DeleteRecordsHandler } from './handlers/delete-records.js';
+import { FetchHandler } from './handlers/fetch.js';
+import { InitProducerIdHandler } from './handlers/init-producer-id.js';
+import { ListOffsetsHandler, locateRecordByTimestamp } from './handlers/list-offsets.js';
+import { OffsetForLeaderEpochHandler } from './handlers/offset-for-leader-epoch.js';
+import { ProduceHandler } from './handlers/produce.js';
+import { FetchWaiters } from './fetch/fetch-waiters.js';
+import { PartitionAppender } from './producers/partition-appender.js';
 
 /** What handlers may be given: the broker's services, never its internals. */
 export interface BrokerServices {
@@ -31,6 +39,10 @@ export interface BrokerServices {
   readonly logs: LogManager;
   readonly topics: TopicManager;
   readonly log: Logger;
+  /** The produce path: per-partition ordered appends with idempotent-producer checks. */
+  readonly appender: PartitionAppender;
+  /** Fetch long polls, woken by the appender. */
+  readonly fetchWaiters: FetchWaiters;
 }
 
 export class Broker {
@@ -53,6 +65,7 @@ export class Broker {
       dataDir: join(dataDir),
       configFor: (topic) => logConfigFor(metadata.getTopic(topic)?.configs ?? {}, config),
       setLogAppendTime: (buf, pos, ts) => setLogAppendTime(buf, BigInt(ts), pos),
+      recordLocator: locateRecordByTimestamp,
       onError: (err) => log.error('partition log failure', { err }),
     });
     const topics = new TopicManager(metadata, logs, config, log.child({ logger: 'topics' }));
@@ -73,7 +86,10 @@ export class Broker {
       },
       log.child({ logger: 'server' }),
     );
-    const services: BrokerServices = { config, identity, metadata, logs, topics, log };
+    const appender = new PartitionAppender({ log: log.child({ logger: 'producers' }) });
+    const fetchWaiters = new FetchWaiters();
+    appender.onAppend((partitionLog) => fetchWaiters.notify(partitionLog));
+    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters };
     const broker = new Broker(services, server, router);
     for (const handler of defaultHandlers(services)) router.register(handler);
 
@@ -98,7 +114,9 @@ export class Broker {
     this.stopping ??= (async () => {
       const { log, logs, metadata, config } = this.services;
       clearInterval(this.retentionTimer);
+      this.services.fetchWaiters.close(); // long polls answer now instead of holding up shutdown
       await this.server.close(config['shutdown.timeout.ms']);
+      await this.services.appender.close(); // producer state snapshots, before the logs close
       await logs.close();
       await metadata.close();
       log.info('broker stopped');
@@ -119,5 +137,11 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new AlterConfigsHandler(s.topics, child('alter-configs')),
     new IncrementalAlterConfigsHandler(s.topics, child('incremental-alter-configs')),
     new DescribeClusterHandler(s.identity),
+    new ProduceHandler(s.topics, s.appender, s.config, child('produce')),
+    new FetchHandler(s.topics, s.fetchWaiters, child('fetch')),
+    new ListOffsetsHandler(s.topics, child('list-offsets')),
+    new InitProducerIdHandler(s.metadata, child('init-producer-id')),
+    new DeleteRecordsHandler(s.topics, child('delete-records')),
+    new OffsetForLeaderEpochHandler(s.topics),
   ];
 }

@@ -1,0 +1,55 @@
+/**
+ * DeleteRecords (key 21), versions 0-2: moves a partition's log start offset forward; segments wholly below
+ * it are deleted. Offset -1 means "up to the high watermark" (the log end offset here). An offset beyond the
+ * high watermark, or another negative one, is OFFSET_OUT_OF_RANGE. Answers the new low watermark.
+ */
+import { ErrorCode, KafkaError } from '../../protocol/error-codes.js';
+import type { TopicManager } from '../topics/topic-manager.js';
+import type { Logger } from '../logger.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
+import { toErrorResult } from './common.js';
+
+interface DeleteRecordsRequest {
+  topics: { name: string; partitions: { partitionIndex: number; offset: bigint }[] }[];
+  timeoutMs: number;
+}
+
+export const HIGH_WATERMARK = -1n;
+
+export class DeleteRecordsHandler implements ApiHandler {
+  readonly apiKey = 21;
+  readonly minVersion = 0;
+  readonly maxVersion = 2;
+
+  constructor(
+    private readonly topics: TopicManager,
+    private readonly log: Logger,
+  ) {}
+
+  async handle(body: Body, _ctx: HandlerContext): Promise<Body> {
+    const req = body as unknown as DeleteRecordsRequest;
+    const topics = await Promise.all(
+      req.topics.map(async (t) => ({
+        name: t.name,
+        partitions: await Promise.all(t.partitions.map((p) => this.deleteOne(t.name, p.partitionIndex, p.offset))),
+      })),
+    );
+    return { throttleTimeMs: 0, topics };
+  }
+
+  private async deleteOne(topic: string, partitionIndex: number, offset: bigint): Promise<Body> {
+    try {
+      const log = this.topics.getTopic(topic) === undefined ? undefined : this.topics.partitionLog(topic, partitionIndex);
+      if (log === undefined) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${topic}-${partitionIndex} does not exist.`);
+      const highWatermark = log.logEndOffset;
+      const target = offset === HIGH_WATERMARK ? highWatermark : Number(offset);
+      if (target < 0 || target > highWatermark) {
+        throw new KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE, `Cannot delete records of ${topic}-${partitionIndex} before ${offset}: the high watermark is ${highWatermark}.`);
+      }
+      const lowWatermark = await log.deleteRecordsBefore(target);
+      return { partitionIndex, lowWatermark: BigInt(lowWatermark), errorCode: ErrorCode.NONE };
+    } catch (err) {
+      return { partitionIndex, lowWatermark: -1n, errorCode: toErrorResult(err, this.log, { topic, partition: partitionIndex }).errorCode };
+    }
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * ListOffsets (key 2), versions 1-9: the offset for a timestamp, or for one of Kafka's special timestamps.
+ *
+ *   -1 LATEST                 the high watermark (read_uncommitted) or last stable offset (read_committed);
+ *                             both are the log end offset on one broker without transactions
+ *   -2 EARLIEST               the log start offset
+ *   -3 MAX_TIMESTAMP (v7+)    the record with the largest timestamp, and that timestamp
+ *   -4 EARLIEST_LOCAL (v8+)   the local log start offset (= EARLIEST until tiering exists)
+ *   -5 LATEST_TIERED (v9+)    the last tiered offset: -1 while nothing is tiered
+ *   t >= 0                    the first record whose timestamp is >= t (offset -1 if none)
+ *
+ * The timestamp answer for -1/-2/-4 is -1, as in Kafka. Any other negative timestamp is searched like a
+ * timestamp, which is what Kafka does with it.
+ */
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { decodeRecordBatch } from '../../protocol/record-batch/record-batch.js';
+import { checkCurrentLeaderEpoch, LEADER_EPOCH } from '../fetch/leader-epoch.js';
+import type { TimestampOffset } from '../log/partition-log.js';
+import type { TopicManager } from '../topics/topic-manager.js';
+import type { Logger } from '../logger.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
+import { toErrorResult } from './common.js';
+
+export const LATEST_TIMESTAMP = -1n;
+export const EARLIEST_TIMESTAMP = -2n;
+export const MAX_TIMESTAMP = -3n;
+export const EARLIEST_LOCAL_TIMESTAMP = -4n;
+export const LATEST_TIERED_TIMESTAMP = -5n;
+
+interface ListOffsetsRequest {
+  replicaId: number;
+  isolationLevel: number;
+  topics: { name: string; partitions: { partitionIndex: number; currentLeaderEpoch: number; timestamp: bigint }[] }[];
+}
+
+interface PartitionResponse {
+  partitionIndex: number;
+  errorCode: number;
+  timestamp: bigint;
+  offset: bigint;
+  leaderEpoch: number;
+}
+
+/**
+ * The RecordLocator for PartitionLog: inside one stored batch, the first record whose timestamp is >= target.
+ * LogAppendTime batches give every record the batch's max timestamp.
+ */
+export function locateRecordByTimestamp(batch: Buffer, target: number): TimestampOffset | undefined {
+  const b = decodeRecordBatch(batch, 0, { verifyCrc: false });
+  const base = Number(b.baseOffset);
+  if (b.timestampType === 'log-append') {
+    const ts = Number(b.maxTimestamp);
+    return ts >= target ? { offset: base, timestamp: ts } : undefined;
+  }
+  const baseTs = Number(b.baseTimestamp);
+  for (const r of b.records) {
+    const ts = baseTs + r.timestampDelta;
+    if (ts >= target) return { offset: base + r.offsetDelta, timestamp: ts };
+  }
+  return undefined;
+}
+
+export class ListOffsetsHandler implements ApiHandler {
+  readonly apiKey = 2;
+  readonly minVersion = 1;
+  readonly maxVersion = 9;
+
+  constructor(
+    private readonly topics: TopicManager,
+    private readonly log: Logger,
+  ) {}
+
+  async handle(body: Body, _ctx: HandlerContext): Promise<Body> {
+    const req = body as unknown as ListOffsetsRequest;
+    const topics = [];
+    for (const t of req.topics) {
+      const partitions: PartitionResponse[] = [];
+      for (const p of t.partitions) partitions.push(await this.listOne(t.name, p.partitionIndex, p.currentLeaderEpoch, p.timestamp));
+      topics.push({ name: t.name, partitions });
+    }
+    return { throttleTimeMs: 0, topics };
+  }
+
+  private async listOne(topic: string, partition: number, currentLeaderEpoch: number, timestamp: bigint): Promise<PartitionResponse> {
+    const answer = (offset: number, ts = -1): PartitionResponse => ({
+      partitionIndex: partition,
+      errorCode: ErrorCode.NONE,
+      timestamp: BigInt(ts),
+      offset: BigInt(offset),
+      leaderEpoch: offset >= 0 ? LEADER_EPOCH : -1,
+    });
+    const fail = (errorCode: number): PartitionResponse => ({ partitionIndex: partition, errorCode, timestamp: -1n, offset: -1n, leaderEpoch: -1 });
+    const log = this.topics.getTopic(topic) === undefined ? undefined : this.topics.partitionLog(topic, partition);
+    if (log === undefined) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    const epochError = checkCurrentLeaderEpoch(currentLeaderEpoch);
+    if (epochError !== ErrorCode.NONE) return fail(epochError);
+    try {
+      switch (timestamp) {
+        case LATEST_TIMESTAMP:
+          return answer(log.logEndOffset);
+        case EARLIEST_TIMESTAMP:
+        case EARLIEST_LOCAL_TIMESTAMP:
+          return answer(log.logStartOffset);
+        case LATEST_TIERED_TIMESTAMP:
+          return answer(-1);
+        case MAX_TIMESTAMP: {
+          const found = await log.maxTimestampOffset();
+          return found === undefined ? answer(-1) : answer(found.offset, found.timestamp);
+        }
+        default: {
+          const found = await log.offsetForTimestamp(Number(timestamp));
+          return found === undefined ? answer(-1) : answer(found.offset, found.timestamp);
+        }
+      }
+    } catch (err) {
+      return fail(toErrorResult(err, this.log, { topic, partition }).errorCode);
+    }
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * Produce (key 0): validates each partition's record batch and appends it through the PartitionAppender.
+ *
+ * Versions: 0-11 are advertised because librdkafka 2.0.2 stops compressing when the advertised minimum is
+ * above 0 (KAFKA-18659); v0-2 carry the legacy message formats and are answered per partition with
+ * UNSUPPORTED_VERSION, so the client picks v3+.
+ *
+ * Per partition, in Kafka's order: the topic exists (auto-created if enabled) and the partition is in range;
+ * exactly one batch (ProduceRequest.validateRecords for v3+, else INVALID_RECORD); validateBatch (magic, size
+ * vs max.message.bytes, CRC, codec, records); no control batches from clients (INVALID_RECORD); no
+ * transactional batches until transactions exist (INVALID_TXN_STATE, what Kafka answers for a transactional
+ * write it cannot verify); then the idempotence check and the append, atomically per partition.
+ *
+ * acks: 1 and -1 (all) are the same here (the in-sync replica set is this broker); the log applies the
+ * topic's flush policy before the append resolves. acks=0 gets no response; if any partition failed the
+ * connection is closed instead, as Kafka does, so the client refreshes its metadata.
+ */
+import { ErrorCode, KafkaError } from '../../protocol/error-codes.js';
+import { ATTR_CONTROL, ATTR_TRANSACTIONAL, BATCH_OFFSETS } from '../../protocol/record-batch/header.js';
+import { RecordBatchError } from '../../protocol/record-batch/errors.js';
+import { validateBatch } from '../../protocol/record-batch/validate.js';
+import type { BrokerConfig } from '../config/settings.js';
+import type { TopicRecord } from '../metadata/metadata-store.js';
+import type { PartitionAppender } from '../producers/partition-appender.js';
+import type { ProducerBatch } from '../producers/producer-state.js';
+import { effectiveConfigs, numericConfig, validateTopicName } from '../topics/topic-configs.js';
+import type { TopicManager } from '../topics/topic-manager.js';
+import type { Logger } from '../logger.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
+import { toErrorResult } from './common.js';
+
+interface ProduceRequest {
+  transactionalId: string | null;
+  acks: number;
+  timeoutMs: number;
+  topicData: { name: string; partitionData: { index: number; records: Buffer | null }[] }[];
+}
+
+interface PartitionResponse {
+  index: number;
+  errorCode: number;
+  baseOffset: bigint;
+  logAppendTimeMs: bigint;
+  logStartOffset: bigint;
+  recordErrors: { batchIndex: number; batchIndexErrorMessage: string | null }[];
+  errorMessage: string | null;
+}
+
+/** The first version that carries record batches v2. */
+const MIN_SERVED_VERSION = 3;
+
+export class ProduceHandler implements ApiHandler {
+  readonly apiKey = 0;
+  readonly minVersion = 0;
+  readonly maxVersion = 11;
+  private readonly maxMessageBytes = new WeakMap<TopicRecord, number>();
+
+  constructor(
+    private readonly topics: TopicManager,
+    private readonly appender: PartitionAppender,
+    private readonly config: BrokerConfig,
+    private readonly log: Logger,
+  ) {}
+
+  async handle(body: Body, ctx: HandlerContext): Promise<Body | undefined> {
+    const req = body as unknown as ProduceRequest;
+    const requestError = this.requestError(req, ctx.apiVersion);
+    if (requestError === undefined) {
+      // Auto-create first, so that the appends below are queued synchronously, in request order.
+      const missing = req.topicData.filter((t) => this.topics.getTopic(t.name) === undefined && validateTopicName(t.name) === undefined);
+      if (missing.length > 0) await Promise.allSettled(missing.map((t) => this.topics.autoCreate(t.name)));
+    }
+    const pending: Promise<PartitionResponse>[][] = req.topicData.map((t) => {
+      const topic = this.topics.getTopic(t.name);
+      return t.partitionData.map((p) => {
+        if (requestError !== undefined) return Promise.resolve(failure(p.index, requestError.code, requestError.message));
+        return this.producePartition(t.name, topic, p.index, p.records);
+      });
+    });
+    const responses = await Promise.all(
+      req.topicData.map(async (t, i) => ({ name: t.name, partitionResponses: await Promise.all(pending[i] ?? []) })),
+    );
+    if (req.acks === 0) {
+      const failed = responses.flatMap((t) => t.partitionResponses.filter((p) => p.errorCode !== ErrorCode.NONE).map((p) => `${t.name}-${p.index}: ${p.errorMessage ?? p.errorCode}`));
+      if (failed.length > 0) throw new KafkaError(ErrorCode.INVALID_REQUEST, `acks=0 produce failed (${failed.join('; ')}); closing the connection so the client refreshes metadata`);
+      return undefined;
+    }
+    return { responses, throttleTimeMs: 0 };
+  }
+
+  private requestError(req: ProduceRequest, version: number): { code: number; message: string } | undefined {
+    if (version < MIN_SERVED_VERSION) {
+      return { code: ErrorCode.UNSUPPORTED_VERSION, message: `Produce v${version} carries the legacy message format; Floe serves Produce v${MIN_SERVED_VERSION}-${this.maxVersion} with record batches v2` };
+    }
+    if (req.acks !== -1 && req.acks !== 0 && req.acks !== 1) {
+      return { code: ErrorCode.INVALID_REQUIRED_ACKS, message: `acks=${req.acks} is not supported; use -1 (all), 0 or 1` };
+    }
+    return undefined;
+  }
+
+  private producePartition(name: string, topic: TopicRecord | undefined, index: number, records: Buffer | null): Promise<PartitionResponse> {
+    const where = `${name}-${index}`;
+    try {
+      if (topic === undefined) {
+        const invalid = validateTopicName(name);
+        if (invalid !== undefined) throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, invalid);
+        throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist; create it first (auto-creation is off).`);
+      }
+      const log = this.topics.partitionLog(name, index);
+      if (log === undefined) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' has ${topic.partitions} partitions; partition ${index} does not exist.`);
+      const { batch, producer } = this.validate(records, topic, where);
+      return this.appender.append(log, batch, producer, where).then(
+        (r): PartitionResponse => ({
+          index,
+          errorCode: ErrorCode.NONE,
+          baseOffset: BigInt(r.baseOffset),
+          logAppendTimeMs: BigInt(r.logAppendTime),
+          logStartOffset: BigInt(r.logStartOffset),
+          recordErrors: [],
+          errorMessage: null,
+        }),
+        (err: unknown) => this.toFailure(index, err, where),
+      );
+    } catch (err) {
+      return Promise.resolve(this.toFailure(index, err, where));
+    }
+  }
+
+  private validate(records: Buffer | null, topic: TopicRecord, where: string): { batch: Buffer; producer: ProducerBatch | undefined } {
+    if (records === null || records.length === 0) {
+      throw new KafkaError(ErrorCode.INVALID_RECORD, `The produce request for ${where} holds no record batch; send exactly one batch per partition.`);
+    }
+    if (records.length > BATCH_OFFSETS.magic && records[BATCH_OFFSETS.magic] === 2) {
+      const end = 12 + records.readInt32BE(BATCH_OFFSETS.batchLength);
+      if (end > 0 && end < records.length) {
+        throw new KafkaError(ErrorCode.INVALID_RECORD, `The produce request for ${where} holds more than one record batch; Produce v3+ allows exactly one per partition.`);
+      }
+    }
+    const { header } = validateBatch(records, { maxBytes: this.maxMessageBytesOf(topic) });
+    if ((header.attributes & ATTR_CONTROL) !== 0) {
+      throw new KafkaError(ErrorCode.INVALID_RECORD, `Clients may not write control batches (to ${where}); only the transaction coordinator writes them.`);
+    }
+    if ((header.attributes & ATTR_TRANSACTIONAL) !== 0) {
+      throw new KafkaError(ErrorCode.INVALID_TXN_STATE, `Transactional batch for ${where} refused: Floe does not support transactions yet; produce without a transactional.id.`);
+    }
+    if (header.producerId < 0n) return { batch: records, producer: undefined };
+    if (header.producerEpoch < 0 || header.baseSequence < 0) {
+      throw new KafkaError(ErrorCode.INVALID_RECORD, `Batch for ${where} has producer id ${header.producerId} but epoch ${header.producerEpoch} and sequence ${header.baseSequence}; an idempotent batch needs both.`);
+    }
+    return {
+      batch: records,
+      producer: { producerId: header.producerId, epoch: header.producerEpoch, firstSeq: header.baseSequence, offsetCount: header.lastOffsetDelta + 1 },
+    };
+  }
+
+  private maxMessageBytesOf(topic: TopicRecord): number {
+    let n = this.maxMessageBytes.get(topic);
+    if (n === undefined) {
+      n = numericConfig(effectiveConfigs(topic.configs, this.config), 'max.message.bytes');
+      this.maxMessageBytes.set(topic, n);
+    }
+    return n;
+  }
+
+  private toFailure(index: number, err: unknown, where: string): PartitionResponse {
+    if (err instanceof RecordBatchError) return failure(index, err.kafkaErrorCode, `${where}: ${err.message}`);
+    const { errorCode, errorMessage } = toErrorResult(err, this.log, { partition: where });
+    return failure(index, errorCode, errorMessage);
+  }
+}
+
+function failure(index: number, errorCode: number, errorMessage: string | null): PartitionResponse {
+  return { index, errorCode, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage };
+}
