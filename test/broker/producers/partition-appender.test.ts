@@ -1,0 +1,166 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ErrorCode, KafkaError } from '../../../protocol/error-codes.js';
+import { encodeRecordBatch } from '../../../protocol/record-batch/record-batch.js';
+import { PartitionLog } from '../../../broker/log/partition-log.js';
+import { createLogger } from '../../../broker/logger.js';
+import { PartitionAppender } from '../../../broker/producers/partition-appender.js';
+import { PRODUCER_SNAPSHOT_FILE } from '../../../broker/producers/producer-state-store.js';
+import type { ProducerBatch } from '../../../broker/producers/producer-state.js';
+
+const log = createLogger('silent');
+
+type Cleanup = () => Promise<unknown>;
+
+/** A temp dir plus a `defer` whose cleanups run last-in first-out, before the dir is removed. */
+async function tempLogDir(t: { after(fn: () => Promise<void>): void }): Promise<{ dir: string; defer: (fn: Cleanup) => void }> {
+  const dir = await mkdtemp(join(tmpdir(), 'floe-appender-'));
+  const stack: Cleanup[] = [];
+  t.after(async () => {
+    for (const fn of stack.reverse()) await fn();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return { dir, defer: (fn) => stack.push(fn) };
+}
+
+function idempotent(producerId: bigint, epoch: number, firstSeq: number, count: number): { batch: Buffer; info: ProducerBatch } {
+  const batch = encodeRecordBatch({
+    baseTimestamp: 1_700_000_000_000n,
+    producerId,
+    producerEpoch: epoch,
+    baseSequence: firstSeq,
+    records: Array.from({ length: count }, (_, i) => ({ value: Buffer.from(`p${producerId}-s${firstSeq + i}`) })),
+  });
+  return { batch, info: { producerId, epoch, firstSeq, offsetCount: count } };
+}
+
+/** Every record value in the log, in offset order. */
+async function values(partitionLog: PartitionLog): Promise<string[]> {
+  const { decodeRecordBatch } = await import('../../../protocol/record-batch/record-batch.js');
+  const { iterateBatches } = await import('../../../protocol/record-batch/batches.js');
+  const out: string[] = [];
+  for (let offset = partitionLog.logStartOffset; offset < partitionLog.logEndOffset; ) {
+    const r = await partitionLog.read(offset, 1 << 30);
+    for (const b of iterateBatches(r.records)) for (const rec of decodeRecordBatch(r.records, b.start).records) out.push(rec.value?.toString() ?? '');
+    offset = r.nextOffset;
+  }
+  return out;
+}
+
+test('a retried batch is not appended again and gets its original offsets; stale and gapped batches are refused', async (t) => {
+  const { dir, defer } = await tempLogDir(t);
+  const plog = await PartitionLog.open({ dir });
+  defer(() => plog.close());
+  const appender = new PartitionAppender({ log });
+  defer(() => appender.close());
+  const a = idempotent(1n, 0, 0, 3);
+  const b = idempotent(1n, 0, 3, 2);
+  const first = await appender.append(plog, Buffer.from(a.batch), a.info, 't-0');
+  const second = await appender.append(plog, Buffer.from(b.batch), b.info, 't-0');
+  assert.deepEqual([first.baseOffset, first.duplicate, second.baseOffset], [0, false, 3]);
+  const retry = await appender.append(plog, Buffer.from(a.batch), a.info, 't-0');
+  assert.deepEqual([retry.baseOffset, retry.lastOffset, retry.duplicate], [0, 2, true]);
+  assert.equal(plog.logEndOffset, 5, 'the duplicate was not appended');
+  const gap = idempotent(1n, 0, 9, 1);
+  await assert.rejects(appender.append(plog, gap.batch, gap.info, 't-0'), (e: unknown) => e instanceof KafkaError && e.code === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+  assert.equal(plog.logEndOffset, 5);
+});
+
+test('pipelined appends to one partition keep their order and pass the sequence check; notifies after each append', async (t) => {
+  const { dir, defer } = await tempLogDir(t);
+  const plog = await PartitionLog.open({ dir });
+  defer(() => plog.close());
+  const appender = new PartitionAppender({ log });
+  defer(() => appender.close());
+  let notified = 0;
+  appender.onAppend((l) => {
+    assert.equal(l, plog);
+    notified++;
+  });
+  const results = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => {
+      const x = idempotent(5n, 0, i * 2, 2);
+      return appender.append(plog, x.batch, x.info, 't-0');
+    }),
+  );
+  assert.deepEqual(
+    results.map((r) => r.baseOffset),
+    Array.from({ length: 20 }, (_, i) => i * 2),
+  );
+  assert.equal(notified, 20);
+  const plain = encodeRecordBatch({ baseTimestamp: 1n, records: [{ value: Buffer.from('x') }] });
+  assert.equal((await appender.append(plog, plain, undefined, 't-0')).baseOffset, 40);
+});
+
+test('producer state survives a clean close (snapshot) and a crash (replay of the log), so dedupe still works', async (t) => {
+  const { dir, defer } = await tempLogDir(t);
+  // Run 1: clean shutdown writes the snapshot.
+  let plog = await PartitionLog.open({ dir });
+  let appender = new PartitionAppender({ log });
+  const sent = [idempotent(3n, 1, 0, 2), idempotent(3n, 1, 2, 2), idempotent(4n, 0, 0, 1)];
+  for (const s of sent) await appender.append(plog, Buffer.from(s.batch), s.info, 't-0');
+  await appender.close();
+  await plog.close();
+  const snap = JSON.parse(await readFile(join(dir, PRODUCER_SNAPSHOT_FILE), 'utf8')) as { offset: number };
+  assert.equal(snap.offset, 5);
+
+  // Run 2: reopen, append more, then "crash" (no appender close, no snapshot of the new batches).
+  plog = await PartitionLog.open({ dir });
+  appender = new PartitionAppender({ log });
+  const retry = await appender.append(plog, Buffer.from(sent[1]!.batch), sent[1]!.info, 't-0');
+  assert.deepEqual([retry.duplicate, retry.baseOffset], [true, 2]);
+  const later = idempotent(3n, 1, 4, 3);
+  assert.equal((await appender.append(plog, Buffer.from(later.batch), later.info, 't-0')).baseOffset, 5);
+  await plog.close();
+
+  // Run 3: the snapshot is at 5, the batch at 5-7 is replayed from the log.
+  plog = await PartitionLog.open({ dir });
+  defer(() => plog.close());
+  appender = new PartitionAppender({ log });
+  defer(() => appender.close());
+  const again = await appender.append(plog, Buffer.from(later.batch), later.info, 't-0');
+  assert.deepEqual([again.duplicate, again.baseOffset, again.lastOffset], [true, 5, 7]);
+  const stale = idempotent(3n, 0, 7, 1);
+  await assert.rejects(appender.append(plog, stale.batch, stale.info, 't-0'), (e: unknown) => e instanceof KafkaError && e.code === ErrorCode.INVALID_PRODUCER_EPOCH);
+  assert.deepEqual(await values(plog), ['p3-s0', 'p3-s1', 'p3-s2', 'p3-s3', 'p4-s0', 'p3-s4', 'p3-s5', 'p3-s6']);
+});
+
+test('a snapshot beyond the log end, or unreadable, is ignored and the state rebuilt from the whole log', async (t) => {
+  for (const bad of ['beyond', 'garbage'] as const) {
+    const { dir } = await tempLogDir(t);
+    let plog = await PartitionLog.open({ dir });
+    let appender = new PartitionAppender({ log });
+    const a = idempotent(8n, 0, 0, 2);
+    await appender.append(plog, Buffer.from(a.batch), a.info, 't-0');
+    await appender.close();
+    await plog.close();
+    const body = bad === 'beyond' ? JSON.stringify({ version: 1, offset: 1000, producers: [] }) : '{"version":1,';
+    await writeFile(join(dir, PRODUCER_SNAPSHOT_FILE), body);
+    plog = await PartitionLog.open({ dir });
+    appender = new PartitionAppender({ log });
+    const retry = await appender.append(plog, Buffer.from(a.batch), a.info, 't-0');
+    assert.deepEqual([bad, retry.duplicate, retry.baseOffset], [bad, true, 0]);
+    await appender.close();
+    await plog.close();
+  }
+});
+
+test('a segment roll writes a snapshot that covers what was appended', async (t) => {
+  const { dir, defer } = await tempLogDir(t);
+  const plog = await PartitionLog.open({ dir });
+  defer(() => plog.close());
+  const appender = new PartitionAppender({ log });
+  defer(() => appender.close());
+  const a = idempotent(9n, 0, 0, 4);
+  await appender.append(plog, a.batch, a.info, 't-0');
+  await plog.roll();
+  // The roll listener queued the snapshot behind the append; producerState() waits for the queue.
+  await appender.producerState(plog);
+  await appender.snapshot(plog);
+  const snap = JSON.parse(await readFile(join(dir, PRODUCER_SNAPSHOT_FILE), 'utf8')) as { offset: number; producers: { producerId: string }[] };
+  assert.equal(snap.offset, 4);
+  assert.deepEqual(snap.producers.map((p) => p.producerId), ['9']);
+});
