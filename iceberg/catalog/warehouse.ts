@@ -251,20 +251,22 @@ export class WarehouseCatalog implements Catalog {
       await this.io.delete(metadataLocation);
       throw err;
     }
-    await this.writeVersionHint(id, metadataLocation);
+    await this.withPointerLock(id, () => this.putVersionHint(metadataLocation));
     return { metadataLocation, metadata, config: { ...this.tableConfig } };
   }
 
   async loadTable(id: TableIdentifier): Promise<LoadTableResult> {
     checkIdentifier(id);
-    const p = await this.readPointer(id);
+    // In lock mode the pointer is read under the lock too: stores without conditional writes may not make
+    // an overwrite atomic for readers either (s3rver serves a half-written object).
+    const p = await this.withPointerLock(id, () => this.readPointer(id));
     const metadata = await this.readMetadata(p.metadataLocation);
     return { metadataLocation: p.metadataLocation, metadata, config: { ...this.tableConfig } };
   }
 
   async dropTable(id: TableIdentifier, options: { purge?: boolean } = {}): Promise<void> {
     checkIdentifier(id);
-    const p = await this.readPointer(id);
+    const p = await this.withPointerLock(id, () => this.readPointer(id));
     let location: string | undefined;
     if (options.purge) location = (await this.readMetadata(p.metadataLocation)).location;
     await this.withPointerLock(id, () => this.stateIO.delete(this.pointerLocation(id)));
@@ -293,11 +295,12 @@ export class WarehouseCatalog implements Catalog {
           await this.io.delete(metadataLocation).catch(() => undefined);
           return undefined;
         }
-        return { metadataLocation, metadata };
+        if (p.etag === undefined) await this.putVersionHint(metadataLocation); // lock mode: no race to settle
+        return { metadataLocation, metadata, lockMode: p.etag === undefined };
       });
       if (outcome) {
-        await this.writeVersionHint(id, outcome.metadataLocation);
-        return outcome;
+        if (!outcome.lockMode) await this.writeVersionHint(id, outcome.metadataLocation);
+        return { metadataLocation: outcome.metadataLocation, metadata: outcome.metadata };
       }
       if (attempt + 1 >= this.swapAttempts) {
         throw new CatalogError('SERVICE_ERROR', `Table ${identifierToString(id)}: the pointer kept changing during ${this.swapAttempts} attempts; retry the commit later`);
@@ -398,6 +401,13 @@ export class WarehouseCatalog implements Catalog {
     return parseTableMetadata(bytes.toString('utf8'));
   }
 
+  /** Writes `metadata/version-hint.text` next to a metadata file, naming it by its stem. */
+  private async putVersionHint(metadataLocation: string): Promise<void> {
+    const dir = metadataLocation.slice(0, metadataLocation.lastIndexOf('/'));
+    const stem = metadataLocation.slice(dir.length + 1).replace(/\.metadata\.json$/, '');
+    await this.io.put(`${dir}/version-hint.text`, Buffer.from(stem));
+  }
+
   /**
    * Writes `metadata/version-hint.text` (the stem of the newest metadata file). Commits racing each other may
    * write hints out of order, so after writing, the pointer is read again until the hint names its file.
@@ -405,9 +415,7 @@ export class WarehouseCatalog implements Catalog {
   private async writeVersionHint(id: TableIdentifier, metadataLocation: string): Promise<void> {
     let target = metadataLocation;
     for (let i = 0; i < 10; i++) {
-      const dir = target.slice(0, target.lastIndexOf('/'));
-      const stem = target.slice(dir.length + 1).replace(/\.metadata\.json$/, '');
-      await this.io.put(`${dir}/version-hint.text`, Buffer.from(stem));
+      await this.putVersionHint(target);
       let now: string;
       try {
         now = (await this.readPointer(id)).metadataLocation;
