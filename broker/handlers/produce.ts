@@ -54,6 +54,12 @@ export class ProduceHandler implements ApiHandler {
   readonly minVersion = 0;
   readonly maxVersion = 11;
   private readonly maxMessageBytes = new WeakMap<TopicRecord, number>();
+  /**
+   * Requests that had to wait (auto-creating a topic, or a partition log still opening) and those behind
+   * them: appends are queued in request order, so a later request must not overtake one that is waiting.
+   */
+  private waitingTail: Promise<void> | undefined;
+  private waitingCount = 0;
 
   constructor(
     private readonly topics: TopicManager,
@@ -65,18 +71,18 @@ export class ProduceHandler implements ApiHandler {
   async handle(body: Body, ctx: HandlerContext): Promise<Body | undefined> {
     const req = body as unknown as ProduceRequest;
     const requestError = this.requestError(req, ctx.apiVersion);
-    if (requestError === undefined) {
-      // Auto-create first, so that the appends below are queued synchronously, in request order.
-      const missing = req.topicData.filter((t) => this.topics.getTopic(t.name) === undefined && validateTopicName(t.name) === undefined);
-      if (missing.length > 0) await Promise.allSettled(missing.map((t) => this.topics.autoCreate(t.name)));
-    }
-    const pending: Promise<PartitionResponse>[][] = req.topicData.map((t) => {
-      const topic = this.topics.getTopic(t.name);
-      return t.partitionData.map((p) => {
-        if (requestError !== undefined) return Promise.resolve(failure(p.index, requestError.code, requestError.message));
-        return this.producePartition(t.name, topic, p.index, p.records);
+    // Appends are queued synchronously here, in request order, unless this request (or an earlier one still
+    // waiting) must first create a topic or open a log; then it queues its appends in turn behind those.
+    const enqueue = (): Promise<PartitionResponse>[][] =>
+      req.topicData.map((t) => {
+        const topic = this.topics.getTopic(t.name);
+        return t.partitionData.map((p) => {
+          if (requestError !== undefined) return Promise.resolve(failure(p.index, requestError.code, requestError.message));
+          return this.producePartition(t.name, topic, p.index, p.records);
+        });
       });
-    });
+    const mustWait = requestError === undefined && (this.waitingCount > 0 || this.needsPreparation(req));
+    const pending = mustWait ? await this.inOrder(req, enqueue) : enqueue();
     const responses = await Promise.all(
       req.topicData.map(async (t, i) => ({ name: t.name, partitionResponses: await Promise.all(pending[i] ?? []) })),
     );
@@ -86,6 +92,47 @@ export class ProduceHandler implements ApiHandler {
       return undefined;
     }
     return { responses, throttleTimeMs: 0 };
+  }
+
+  /** True if a topic must be auto-created or a partition log is still being opened. */
+  private needsPreparation(req: ProduceRequest): boolean {
+    return req.topicData.some((t) => {
+      const topic = this.topics.getTopic(t.name);
+      if (topic === undefined) return validateTopicName(t.name) === undefined;
+      return t.partitionData.some((p) => p.index >= 0 && p.index < topic.partitions && this.topics.partitionLog(t.name, p.index) === undefined);
+    });
+  }
+
+  /** Auto-creates topics and waits for opening logs, then enqueues, behind every earlier request that had to wait. */
+  private async inOrder<T>(req: ProduceRequest, enqueue: () => T): Promise<T> {
+    const prepare = async () => {
+      for (const t of req.topicData) {
+        let topic = this.topics.getTopic(t.name);
+        if (topic === undefined && validateTopicName(t.name) === undefined) topic = await this.topics.autoCreate(t.name).catch(() => undefined);
+        if (topic === undefined) continue;
+        const config = this.topics.logConfigFor(topic.configs);
+        for (const p of t.partitionData) {
+          if (p.index >= 0 && p.index < topic.partitions && this.topics.partitionLog(t.name, p.index) === undefined) {
+            await this.topics.logs.getOrCreate(t.name, p.index, config).catch(() => undefined);
+          }
+        }
+      }
+    };
+    this.waitingCount++;
+    const mine = (this.waitingTail ?? Promise.resolve()).then(async () => {
+      await prepare();
+      return enqueue();
+    });
+    this.waitingTail = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      return await mine;
+    } finally {
+      this.waitingCount--;
+      if (this.waitingCount === 0) this.waitingTail = undefined;
+    }
   }
 
   private requestError(req: ProduceRequest, version: number): { code: number; message: string } | undefined {
