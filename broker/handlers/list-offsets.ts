@@ -70,12 +70,16 @@ export class ListOffsetsHandler implements ApiHandler {
     private readonly log: Logger,
   ) {}
 
-  async handle(body: Body, _ctx: HandlerContext): Promise<Body> {
+  async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const req = body as unknown as ListOffsetsRequest;
     const topics = [];
     for (const t of req.topics) {
       const partitions: PartitionResponse[] = [];
-      for (const p of t.partitions) partitions.push(await this.listOne(t.name, p.partitionIndex, p.currentLeaderEpoch, p.timestamp));
+      for (const p of t.partitions) {
+        const r = await this.listOne(t.name, p.partitionIndex, p.currentLeaderEpoch, p.timestamp);
+        // leaderEpoch exists from v4 and must keep its default before.
+        partitions.push(ctx.apiVersion >= 4 ? r : { ...r, leaderEpoch: -1 });
+      }
       topics.push({ name: t.name, partitions });
     }
     return { throttleTimeMs: 0, topics };
