@@ -97,3 +97,20 @@ test('snapshot operations and refused changes', async (t) => {
   assert.deepEqual((await table.files()).dataFiles, []);
   await assert.rejects(table.commit(table.newOverwrite().deleteFile(f1)), /not a live data file/);
 });
+
+test('format v3: snapshots carry first-row-id and added-rows, next-row-id advances, manifests get row ids', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'floe-v3-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const io = new LocalFileIO({ root: dir, fsync: false });
+  const catalog = new WarehouseCatalog({ io, warehouse: `file://${dir}/wh` });
+  await catalog.createNamespace(['t']);
+  await catalog.createTable(ID, { schema: SCHEMA, formatVersion: 3 });
+  const table = await Table.load(catalog, ID, io);
+  const s1 = await table.commit(table.newAppend().addFile(await table.writeDataFile(rows(1n, 2n, 3n))));
+  const s2 = await table.commit(table.newAppend().addFile(await table.writeDataFile(rows(4n, 5n))));
+  assert.equal(table.metadata['format-version'], 3);
+  assert.deepEqual([s1['first-row-id'], s1['added-rows'], s2['first-row-id'], s2['added-rows']], [0, 3, 3, 2]);
+  assert.equal(table.metadata['next-row-id'], 5);
+  const { dataFiles } = await table.files();
+  assert.deepEqual(dataFiles.map((e) => e.data_file.first_row_id).sort(), [0n, 3n]);
+});
