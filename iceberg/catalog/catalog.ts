@@ -60,6 +60,11 @@ export interface Catalog {
   listTables(namespace: Namespace): Promise<TableIdentifier[]>;
   /** Creates the table with its first metadata file; throws 'ALREADY_EXISTS' or 'NO_SUCH_NAMESPACE'. */
   createTable(id: TableIdentifier, request: CreateTableRequest): Promise<LoadTableResult>;
+  /**
+   * Registers an existing table by its metadata file (e.g. a Floe table in a user's system-of-record
+   * catalog); throws 'ALREADY_EXISTS' or 'NO_SUCH_NAMESPACE'.
+   */
+  registerTable(id: TableIdentifier, metadataLocation: string): Promise<LoadTableResult>;
   /** Throws 'NO_SUCH_TABLE'. */
   loadTable(id: TableIdentifier): Promise<LoadTableResult>;
   tableExists(id: TableIdentifier): Promise<boolean>;

@@ -218,6 +218,12 @@ export class RestCatalogClient implements Catalog {
     return parseLoadTableResult(json);
   }
 
+  async registerTable(id: TableIdentifier, metadataLocation: string): Promise<LoadTableResult> {
+    checkIdentifier(id);
+    const body = { name: id.name, 'metadata-location': metadataLocation };
+    return parseLoadTableResult(await this.request('POST', await this.path(`namespaces/${this.nsPath(id.namespace)}/register`), body, `register table ${id.name}`));
+  }
+
   async loadTable(id: TableIdentifier): Promise<LoadTableResult> {
     checkIdentifier(id);
     return parseLoadTableResult(await this.request('GET', await this.path(this.tablePath(id)), undefined, `load table ${id.name}`));

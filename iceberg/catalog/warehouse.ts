@@ -255,6 +255,17 @@ export class WarehouseCatalog implements Catalog {
     return { metadataLocation, metadata, config: { ...this.tableConfig } };
   }
 
+  async registerTable(id: TableIdentifier, metadataLocation: string): Promise<LoadTableResult> {
+    checkIdentifier(id);
+    if (!(await this.namespaceExists(id.namespace))) {
+      throw new CatalogError('NO_SUCH_NAMESPACE', `Cannot register table ${identifierToString(id)}: namespace ${namespaceToString(id.namespace)} does not exist; create it first`);
+    }
+    const metadata = await this.readMetadata(metadataLocation);
+    const pointer = this.pointerBody(metadataLocation, metadataFileVersion(metadataLocation) ?? 0);
+    await this.createObject(this.pointerLocation(id), pointer, () => new CatalogError('ALREADY_EXISTS', `Table ${identifierToString(id)} already exists`));
+    return { metadataLocation, metadata, config: { ...this.tableConfig } };
+  }
+
   async loadTable(id: TableIdentifier): Promise<LoadTableResult> {
     checkIdentifier(id);
     // In lock mode the pointer is read under the lock too: stores without conditional writes may not make

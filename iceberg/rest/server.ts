@@ -4,7 +4,7 @@
  *
  * - `GET /v1/config` with `defaults`, `overrides` (`prefix`, `warehouse` when set) and `endpoints`, the list
  *   of every route below, so clients never call something that isn't there.
- * - Namespaces: list (`?parent=`), create, load, exists (HEAD), drop. Tables: list, create, load (with
+ * - Namespaces: list (`?parent=`), create, load, exists (HEAD), drop. Tables: list, create, register, load (with
  *   `metadata-location`, `metadata` and `config`, where storage settings such as `s3.endpoint` go), exists
  *   (HEAD), commit, drop. Multi-level namespaces are joined with the unit separator (`%1F`) in paths.
  * - Errors are `{"error": {"message", "type", "code"}}`; unknown routes 404, wrong methods 405 (with
@@ -169,6 +169,21 @@ export class RestCatalogServer {
               throw new CatalogError('FORBIDDEN', `Property '${FLOE_OWNER_PROPERTY}' is reserved for tables Floe creates itself`);
             }
             const out = await c.createTable({ namespace: ns(params), name }, request);
+            return { status: 200, json: loadTableResultToJson({ ...out, config: this.tableConfig(out.config) }) };
+          },
+        },
+      },
+      {
+        path: ['namespaces', ':ns', 'register'],
+        methods: {
+          POST: async ({ params, body }) => {
+            const b = await body();
+            if (typeof b !== 'object' || b === null || Array.isArray(b)) throw badRequest("The body must be a JSON object with 'name' and 'metadata-location'");
+            const name = b['name'];
+            const location = b['metadata-location'];
+            if (typeof name !== 'string' || typeof location !== 'string') throw badRequest("Registering a table needs string 'name' and 'metadata-location'");
+            if (b['overwrite'] === true) throw new CatalogError('UNSUPPORTED', 'Registering over an existing table (overwrite) is not supported; drop it first');
+            const out = await c.registerTable({ namespace: ns(params), name }, location);
             return { status: 200, json: loadTableResultToJson({ ...out, config: this.tableConfig(out.config) }) };
           },
         },

@@ -63,6 +63,15 @@ export function catalogContract(name: string, setup: (t: TestContext) => Promise
     );
     await assert.rejects(c.commitTable({ namespace: ['db'], name: 'other' }, [], []), code('NO_SUCH_TABLE'));
 
+    // Registering the same metadata file under another name: same table, same history.
+    const copy = { namespace: ['db'], name: 'events_copy' };
+    const registered = await c.registerTable(copy, out.metadataLocation);
+    assert.equal(registered.metadata['table-uuid'], uuid);
+    assert.equal((await c.loadTable(copy)).metadataLocation, out.metadataLocation);
+    await assert.rejects(c.registerTable(copy, out.metadataLocation), code('ALREADY_EXISTS'));
+    await assert.rejects(c.registerTable({ namespace: ['none'], name: 'x' }, out.metadataLocation), code('NO_SUCH_NAMESPACE'));
+    await c.dropTable(copy);
+
     await c.dropTable(id);
     assert.equal(await c.tableExists(id), false);
     await assert.rejects(c.dropTable(id), code('NO_SUCH_TABLE'));

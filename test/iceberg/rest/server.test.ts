@@ -110,6 +110,7 @@ test('config lists every route served, and each listed route answers', async (t)
     'DELETE /v1/{prefix}/namespaces/{namespace}',
     'GET /v1/{prefix}/namespaces/{namespace}/tables',
     'POST /v1/{prefix}/namespaces/{namespace}/tables',
+    'POST /v1/{prefix}/namespaces/{namespace}/register',
     'GET /v1/{prefix}/namespaces/{namespace}/tables/{table}',
     'HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}',
     'POST /v1/{prefix}/namespaces/{namespace}/tables/{table}',
