@@ -30,6 +30,19 @@ import { OffsetForLeaderEpochHandler } from './handlers/offset-for-leader-epoch.
 import { ProduceHandler } from './handlers/produce.js';
 import { FetchWaiters } from './fetch/fetch-waiters.js';
 import { PartitionAppender } from './producers/partition-appender.js';
+import { Groups } from './groups/groups.js';
+import { SingleBrokerLocator } from './groups/coordinator-locator.js';
+import { FindCoordinatorHandler } from './handlers/find-coordinator.js';
+import { JoinGroupHandler } from './handlers/join-group.js';
+import { SyncGroupHandler } from './handlers/sync-group.js';
+import { HeartbeatHandler } from './handlers/heartbeat.js';
+import { LeaveGroupHandler } from './handlers/leave-group.js';
+import { OffsetCommitHandler } from './handlers/offset-commit.js';
+import { OffsetFetchHandler } from './handlers/offset-fetch.js';
+import { DescribeGroupsHandler } from './handlers/describe-groups.js';
+import { ListGroupsHandler } from './handlers/list-groups.js';
+import { DeleteGroupsHandler } from './handlers/delete-groups.js';
+import { OffsetDeleteHandler } from './handlers/offset-delete.js';
 
 /** What handlers may be given: the broker's services, never its internals. */
 export interface BrokerServices {
@@ -43,6 +56,8 @@ export interface BrokerServices {
   readonly appender: PartitionAppender;
   /** Fetch long polls, woken by the appender. */
   readonly fetchWaiters: FetchWaiters;
+  /** The group coordinator and committed offsets. */
+  readonly groups: Groups;
 }
 
 export class Broker {
@@ -89,7 +104,8 @@ export class Broker {
     const appender = new PartitionAppender({ log: log.child({ logger: 'producers' }) });
     const fetchWaiters = new FetchWaiters();
     appender.onAppend((partitionLog) => fetchWaiters.notify(partitionLog));
-    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters };
+    const groups = await Groups.open(dataDir, config, log.child({ logger: 'groups' }));
+    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups };
     const broker = new Broker(services, server, router);
     for (const handler of defaultHandlers(services)) router.register(handler);
 
@@ -115,6 +131,7 @@ export class Broker {
       const { log, logs, metadata, config } = this.services;
       clearInterval(this.retentionTimer);
       this.services.fetchWaiters.close(); // long polls answer now instead of holding up shutdown
+      await this.services.groups.close(); // waiting joins answer NOT_COORDINATOR; acknowledged commits are on disk
       await this.server.close(config['shutdown.timeout.ms']);
       await this.services.appender.close(); // producer state snapshots, before the logs close
       await logs.close();
@@ -143,5 +160,16 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new InitProducerIdHandler(s.metadata, child('init-producer-id')),
     new DeleteRecordsHandler(s.topics, child('delete-records')),
     new OffsetForLeaderEpochHandler(s.topics),
+    new FindCoordinatorHandler(new SingleBrokerLocator(s.identity)),
+    new JoinGroupHandler(s.groups.coordinator),
+    new SyncGroupHandler(s.groups.coordinator),
+    new HeartbeatHandler(s.groups.coordinator),
+    new LeaveGroupHandler(s.groups.coordinator),
+    new OffsetCommitHandler(s.groups.offsets, s.topics),
+    new OffsetFetchHandler(s.groups.offsets),
+    new DescribeGroupsHandler(s.groups.coordinator),
+    new ListGroupsHandler(s.groups.coordinator),
+    new DeleteGroupsHandler(s.groups.offsets),
+    new OffsetDeleteHandler(s.groups.offsets, s.topics),
   ];
 }

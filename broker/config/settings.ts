@@ -48,6 +48,9 @@ export const SETTINGS = Object.freeze([
   { key: 'group.min.session.timeout.ms', type: 'int', default: 6000, min: 0, doc: 'Smallest session timeout a member may ask for.' },
   { key: 'group.max.session.timeout.ms', type: 'int', default: 1_800_000, min: 0, doc: 'Largest session timeout a member may ask for.' },
   { key: 'group.initial.rebalance.delay.ms', type: 'int', default: 3000, min: 0, doc: 'Wait for more members before the first rebalance of an empty group.' },
+  { key: 'group.max.size', type: 'int', default: 2_147_483_647, min: 1, doc: 'Most members a consumer group may have; more joins are refused with GROUP_MAX_SIZE_REACHED.' },
+  { key: 'offsets.retention.check.interval.ms', type: 'long', default: 600_000, min: 1, doc: 'How often expired committed offsets (see offsets.retention.minutes) are removed.' },
+  { key: 'offset.metadata.max.bytes', type: 'int', default: 4096, min: 0, doc: 'Longest metadata string an offset commit may carry; longer ones get OFFSET_METADATA_TOO_LARGE.' },
   // Operations
   { key: 'log.level', type: 'enum', default: 'info', values: ['debug', 'info', 'warn', 'error', 'silent'], doc: 'Lowest level of structured log lines written to stdout.' },
   { key: 'shutdown.timeout.ms', type: 'long', default: 30_000, min: 0, doc: 'On SIGTERM/SIGINT, wait this long for in-flight requests before closing connections.' },
