@@ -17,7 +17,9 @@ import { currentSchema, currentSnapshot, defaultSpec, type TableMetadata } from 
 import type { TableRequirement, TableUpdate } from './table-metadata-builder.js';
 import { commitWithRetry, type CommitRetryOptions } from './commit.js';
 import { liveFiles, SnapshotUpdate, type PreparedCommit } from './transaction.js';
-import type { Catalog, LoadTableResult, TableIdentifier } from './catalog/catalog.js';
+import { CatalogError, type Catalog, type CatalogErrorCode, type LoadTableResult, type TableIdentifier } from './catalog/catalog.js';
+
+const DEFINITE_FAILURES = new Set<CatalogErrorCode>(['NO_SUCH_TABLE', 'NO_SUCH_NAMESPACE', 'FORBIDDEN', 'NOT_AUTHORIZED', 'INVALID_REQUEST', 'INVALID_IDENTIFIER', 'UNSUPPORTED']);
 import { IcebergError } from './types.js';
 
 /** Reserved field ids of position delete files (spec, "Position Delete Files"). */
@@ -115,7 +117,9 @@ export class Table {
       this.loaded = { ...this.loaded, metadataLocation: out.metadataLocation, metadata: out.metadata };
       return out.prepared.snapshot;
     } catch (err) {
-      if (err instanceof IcebergError && err.code !== 'COMMIT_CONFLICT') await update.abandon();
+      // Only when the commit certainly did not land: an ambiguous failure (network, 5xx, unknown state) may
+      // have committed, and then these manifests are the table's.
+      if (err instanceof IcebergError || (err instanceof CatalogError && DEFINITE_FAILURES.has(err.code))) await update.abandon();
       throw err;
     }
   }

@@ -26,7 +26,7 @@ import type { FileIO, ObjectInfo } from '../io/file-io.js';
 import { FileIOError } from '../io/file-io.js';
 import { backoffDelay, sleep } from '../io/retry.js';
 import { isJsonObject, parseJson, stringifyJson, type JsonValue } from '../json.js';
-import { checkRequirements, TableMetadataBuilder, type TableRequirement, type TableUpdate } from '../table-metadata-builder.js';
+import { checkRequirements, CommitConflictError, TableMetadataBuilder, type TableRequirement, type TableUpdate } from '../table-metadata-builder.js';
 import { parseTableMetadata, serializeTableMetadata, type TableMetadata } from '../table-metadata.js';
 import {
   CatalogError,
@@ -297,7 +297,7 @@ export class WarehouseCatalog implements Catalog {
         checkRequirements(base, requirements);
         const builder = TableMetadataBuilder.fromMetadata(base, { metadataLocation: p.metadataLocation, now: this.now });
         for (const u of updates) builder.applyUpdate(u);
-        const { metadata } = builder.build();
+        const metadata = trimMetadataLog(builder.build().metadata);
         const version = p.version + 1;
         const metadataLocation = metadataFileLocation(metadata.location, version);
         await this.io.put(metadataLocation, Buffer.from(serializeTableMetadata(metadata)));
@@ -314,7 +314,11 @@ export class WarehouseCatalog implements Catalog {
         return { metadataLocation: outcome.metadataLocation, metadata: outcome.metadata };
       }
       if (attempt + 1 >= this.swapAttempts) {
-        throw new CatalogError('SERVICE_ERROR', `Table ${identifierToString(id)}: the pointer kept changing during ${this.swapAttempts} attempts; retry the commit later`);
+        // A conflict (409 over REST): the caller reloads and retries, as after any lost race.
+        throw new CommitConflictError(
+          requirements[0] ?? { type: 'assert-create' },
+          `Table ${identifierToString(id)}: other commits kept landing first during ${this.swapAttempts} attempts`,
+        );
       }
       await sleep(backoffDelay(attempt, { baseDelayMs: 5, maxDelayMs: 200 }));
     }
@@ -437,6 +441,18 @@ export class WarehouseCatalog implements Catalog {
       target = now;
     }
   }
+}
+
+/** Table property: how many previous metadata files `metadata-log` keeps (Iceberg's name and default). */
+export const PREVIOUS_VERSIONS_MAX = 'write.metadata.previous-versions-max';
+const DEFAULT_PREVIOUS_VERSIONS_MAX = 100;
+
+/** Keeps the newest `write.metadata.previous-versions-max` entries of the metadata log, so metadata stays bounded. */
+function trimMetadataLog(md: TableMetadata): TableMetadata {
+  const raw = Number(md.properties[PREVIOUS_VERSIONS_MAX] ?? DEFAULT_PREVIOUS_VERSIONS_MAX);
+  const max = Number.isSafeInteger(raw) && raw >= 1 ? raw : DEFAULT_PREVIOUS_VERSIONS_MAX;
+  const log = md['metadata-log'];
+  return log.length <= max ? md : { ...md, 'metadata-log': log.slice(log.length - max) };
 }
 
 function noSuchTable(id: TableIdentifier): CatalogError {

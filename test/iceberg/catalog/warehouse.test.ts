@@ -76,3 +76,18 @@ test('drop with purge removes the table files', async (t) => {
   for await (const o of io.list(`${metadata.location}/`)) after.push(o.location);
   assert.deepEqual(after, []);
 });
+
+test('metadata-log keeps write.metadata.previous-versions-max entries, newest last', async (t) => {
+  const { catalog } = await localEnv(t, true);
+  await catalog.createNamespace(['n']);
+  const id = { namespace: ['n'], name: 't' };
+  const created = await catalog.createTable(id, {
+    schema: { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'x', required: false, type: 'int' }] },
+    properties: { 'write.metadata.previous-versions-max': '2' },
+  });
+  const locations = [created.metadataLocation];
+  for (let i = 0; i < 4; i++) locations.push((await catalog.commitTable(id, [], [{ action: 'set-properties', updates: { i: String(i) } }])).metadataLocation);
+  const { metadata } = await catalog.loadTable(id);
+  assert.deepEqual(metadata['metadata-log'].map((e) => e['metadata-file']), locations.slice(2, 4));
+  assert.deepEqual(locations.map(metadataFileVersion), [0, 1, 2, 3, 4]);
+});
