@@ -15,6 +15,8 @@ export class WireClient {
 
   private constructor(private readonly sock: Socket) {
     sock.on('data', (c: Buffer) => this.onData(c));
+    // A reset (the broker was killed) is reported through `closed` and the rejected pending requests.
+    sock.on('error', () => undefined);
     this.closed = new Promise((res) => sock.once('close', () => res()));
     void this.closed.then(() => {
       for (const p of this.pending.values()) p.reject(new Error('connection closed'));
