@@ -14,7 +14,7 @@ import { inheritFromManifestFile, readManifest, writeManifestFile, type Manifest
 import { readManifestList, writeManifestList, type ManifestFile } from './manifest-list.js';
 import { computeSummary, MAIN_BRANCH, newSnapshotId, type FileChange, type Operation, type Snapshot } from './snapshot.js';
 import type { TableRequirement, TableUpdate } from './table-metadata-builder.js';
-import { currentSchema, currentSnapshot, defaultSpec, snapshotById, type TableMetadata } from './table-metadata.js';
+import { ancestorsOf, currentSchema, currentSnapshot, defaultSpec, snapshotById, type TableMetadata } from './table-metadata.js';
 import { IcebergError } from './types.js';
 
 export interface PreparedCommit {
@@ -54,6 +54,18 @@ export async function snapshotManifests(io: FileIO, snapshot: Snapshot | undefin
   return readManifestList(await io.get(snapshot['manifest-list'])).manifests;
 }
 
+/**
+ * The newest value of a snapshot summary property along the current snapshot's ancestry (e.g. the Kafka
+ * offsets Floe recorded in its last commit), or undefined.
+ */
+export function latestSummaryProperty(metadata: TableMetadata, key: string): string | undefined {
+  for (const s of ancestorsOf(metadata, metadata['current-snapshot-id'])) {
+    const v = s.summary[key];
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
 /** Live data and delete files of a snapshot (default: the current one). */
 export async function liveFiles(io: FileIO, metadata: TableMetadata, snapshotId?: bigint): Promise<{ dataFiles: ManifestEntry[]; deleteFiles: ManifestEntry[] }> {
   const snap = snapshotId === undefined ? currentSnapshot(metadata) : snapshotById(metadata, snapshotId);
@@ -85,6 +97,7 @@ export class SnapshotUpdate {
   private dataManifest: CachedManifest | undefined;
   private deleteManifest: CachedManifest | undefined;
   private attempt = 0;
+  private readonly validations: ((base: TableMetadata) => void)[] = [];
 
   constructor(options: SnapshotUpdateOptions) {
     this.io = options.io;
@@ -118,6 +131,15 @@ export class SnapshotUpdate {
     return this;
   }
 
+  /**
+   * A check run against every base this update is prepared on, first attempt and retries alike; throw to
+   * abandon the commit. Idempotent writers use it: "my offsets are already in the table, stop".
+   */
+  validate(check: (base: TableMetadata) => void): this {
+    this.validations.push(check);
+    return this;
+  }
+
   get isEmpty(): boolean {
     return this.added.length === 0 && this.addedDeletes.length === 0 && this.removed.size === 0;
   }
@@ -142,6 +164,7 @@ export class SnapshotUpdate {
   /** The commit of these changes against `base`. Safe to call again against a newer base after a conflict. */
   async prepare(base: TableMetadata): Promise<PreparedCommit> {
     if (this.isEmpty) throw new IcebergError('INVALID_UPDATE', 'Nothing to commit: add or delete at least one file');
+    for (const check of this.validations) check(base);
     const formatVersion = base['format-version'];
     if (this.addedDeletes.length > 0 && formatVersion < 2) throw new IcebergError('INVALID_UPDATE', 'Delete files need format-version 2 or later; upgrade the table');
     const taken = (id: bigint): boolean => base.snapshots.some((s) => s['snapshot-id'] === id);

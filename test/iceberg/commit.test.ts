@@ -8,6 +8,7 @@ import { LocalFileIO } from '../../iceberg/io/local.js';
 import { WarehouseCatalog } from '../../iceberg/catalog/warehouse.js';
 import { commitWithRetry } from '../../iceberg/commit.js';
 import { Table } from '../../iceberg/table.js';
+import { latestSummaryProperty } from '../../iceberg/transaction.js';
 import { IcebergError } from '../../iceberg/types.js';
 import { CommitConflictError } from '../../iceberg/table-metadata-builder.js';
 import type { Schema } from '../../iceberg/schema.js';
@@ -113,4 +114,25 @@ test('format v3: snapshots carry first-row-id and added-rows, next-row-id advanc
   assert.equal(table.metadata['next-row-id'], 5);
   const { dataFiles } = await table.files();
   assert.deepEqual(dataFiles.map((e) => e.data_file.first_row_id).sort(), [0n, 3n]);
+});
+
+test('validate runs against every base: an idempotent writer stops when its offsets are already committed', async (t) => {
+  const { io, catalog } = await setup(t);
+  const a = await Table.load(catalog, ID, io);
+  const b = await Table.load(catalog, ID, io);
+  const KEY = 'floe.kafka.offsets';
+  const notYet = (want: string) => (base: Parameters<typeof latestSummaryProperty>[0]): void => {
+    if (latestSummaryProperty(base, KEY) === want) throw new IcebergError('INVALID_UPDATE', `offsets ${want} are already committed`);
+  };
+  // Two writers race to commit the same segment; the loser rebuilds on the winner's base and stops.
+  const fa = await a.writeDataFile(rows(1n));
+  const fb = await b.writeDataFile(rows(1n));
+  await a.commit(a.newAppend().addFile(fa).set(KEY, '0:1').validate(notYet('0:1')));
+  await assert.rejects(b.commit(b.newAppend().addFile(fb).set(KEY, '0:1').validate(notYet('0:1'))), /already committed/);
+  await b.refresh();
+  assert.equal(latestSummaryProperty(b.metadata, KEY), '0:1');
+  assert.equal((await b.files()).dataFiles.length, 1);
+  // Later snapshots without the key don't hide it.
+  await b.commit(b.newAppend().addFile(await b.writeDataFile(rows(2n))));
+  assert.equal(latestSummaryProperty(b.metadata, KEY), '0:1');
 });
