@@ -167,7 +167,16 @@ export class OffsetStore {
     payload.copy(buf, HEADER);
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ buf, apply, resolve, reject });
-      this.flushing ??= this.flushLoop().finally(() => (this.flushing = undefined));
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.flushing) return;
+    // A write queued after the loop saw an empty queue, but before this runs, is picked up here.
+    this.flushing = this.flushLoop().finally(() => {
+      this.flushing = undefined;
+      if (this.pending.length > 0) this.kick();
     });
   }
 
