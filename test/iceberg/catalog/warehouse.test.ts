@@ -8,6 +8,12 @@ import { FileIOError, type FileIO, type FileIOCapabilities, type ObjectInfo } fr
 import { metadataFileLocation, metadataFileVersion, WarehouseCatalog } from '../../../iceberg/catalog/warehouse.js';
 import { catalogContract } from './contract.js';
 import { tableSuite } from '../table-suite.js';
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { Table } from '../../../iceberg/table.js';
+import { ancestorsOf } from '../../../iceberg/table-metadata.js';
+import { readParquetTable } from '../../../iceberg/parquet/reader.js';
 
 /** A store without conditional writes (like s3rver): conditional calls throw UNSUPPORTED, as the contract says. */
 class NoConditionalIO implements FileIO {
@@ -90,4 +96,36 @@ test('metadata-log keeps write.metadata.previous-versions-max entries, newest la
   const { metadata } = await catalog.loadTable(id);
   assert.deepEqual(metadata['metadata-log'].map((e) => e['metadata-file']), locations.slice(2, 4));
   assert.deepEqual(locations.map(metadataFileVersion), [0, 1, 2, 3, 4]);
+});
+
+test('commits from several processes on one warehouse: all land once, on a linear chain', async (t) => {
+  const { catalog, dir, io } = await localEnv(t, true);
+  await catalog.createNamespace(['db']);
+  const id = { namespace: ['db'], name: 'shared' };
+  await catalog.createTable(id, { schema: { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'n', required: true, type: 'long' }] } });
+  const here = fileURLToPath(import.meta.url);
+  const compiled = here.endsWith('.js');
+  const script = join(here, '..', compiled ? 'commit-child.js' : 'commit-child.ts');
+  const processes = 3;
+  const each = 4;
+  const exits = Array.from({ length: processes }, (_, p) => {
+    const child = fork(script, [dir, `file://${dir}/wh`, String(p * each), String(each)], { execArgv: compiled ? [] : ['--import', 'tsx'], stdio: 'inherit' });
+    t.after(() => {
+      if (child.exitCode === null) child.kill();
+    });
+    return once(child, 'exit').then(([code]) => code as number | null);
+  });
+  assert.deepEqual(await Promise.all(exits), Array.from({ length: processes }, () => 0));
+
+  const table = await Table.load(catalog, id, io);
+  const chain = [...ancestorsOf(table.metadata, table.metadata['current-snapshot-id'])];
+  assert.equal(table.metadata.snapshots.length, processes * each);
+  assert.equal(chain.length, processes * each);
+  chain.forEach((s, i) => assert.equal(s['parent-snapshot-id'], chain[i + 1]?.['snapshot-id']));
+  const values: bigint[] = [];
+  for (const e of (await table.files()).dataFiles) {
+    const bytes = await io.get(e.data_file.file_path);
+    values.push(...(readParquetTable(bytes).getChild('n')?.toArray() as BigInt64Array));
+  }
+  assert.deepEqual(values.sort((a, b) => Number(a - b)), Array.from({ length: processes * each }, (_, i) => BigInt(i)));
 });
