@@ -9,8 +9,8 @@
  * committed fixtures). Each scenario starts a fresh capture broker (test/helpers/capture-broker.ts), runs
  * one client against it with the inputs from test/protocol/fixtures/golden-clients.ts, and writes one JSON
  * file: the client, what it was asked to do, and the request frames (hex, without the size prefix). Every
- * Produce frame is kept; of other requests the first of each API version per scenario (that keeps each
- * file to a few KB). Review the diff before committing: a new client version may legitimately change bytes.
+ * Produce frame is kept; of other requests up to three distinct frames of each API version per scenario
+ * (that keeps each file to a few KB). Review the diff before committing: a new client version may legitimately change bytes.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -133,14 +133,25 @@ const scenarios: Scenario[] = [
   },
 ];
 
-/** Every Produce frame; of the others the first per API version. */
+/** How many distinct frames of one API version a fixture keeps (Produce: all). */
+const MAX_PER_VERSION = 3;
+
+/**
+ * Every Produce frame; of the others, frames that differ in more than the correlation id (for example
+ * librdkafka's brokers-only Metadata before the all-topics one), up to MAX_PER_VERSION per API version.
+ */
 function select(requests: readonly CapturedRequest[]): GoldenFrame[] {
-  const seen = new Set<string>();
+  const distinct = new Set<string>();
+  const perVersion = new Map<string, number>();
   const out: GoldenFrame[] = [];
   for (const r of requests) {
-    const key = `${r.apiKey}/${r.apiVersion}`;
-    if (r.apiKey !== 0 && seen.has(key)) continue;
-    seen.add(key);
+    const version = `${r.apiKey}/${r.apiVersion}`;
+    const body = Buffer.concat([r.frame.subarray(0, 4), r.frame.subarray(8)]).toString('hex');
+    if (r.apiKey !== 0) {
+      if (distinct.has(body) || (perVersion.get(version) ?? 0) >= MAX_PER_VERSION) continue;
+      distinct.add(body);
+      perVersion.set(version, (perVersion.get(version) ?? 0) + 1);
+    }
     out.push({ apiKey: r.apiKey, apiVersion: r.apiVersion, hex: r.frame.toString('hex') });
   }
   return out;
