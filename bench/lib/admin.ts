@@ -1,0 +1,68 @@
+/**
+ * The few admin calls a benchmark needs (create a topic, read log end offsets), over a LoadClient
+ * connection with our protocol encoder, so results can be checked against what the broker stored.
+ */
+import { decodeResponse, encodeRequest } from '../../protocol/index.js';
+import { CLIENT_ID } from './workload.js';
+import type { LoadClient } from './load-client.js';
+
+let correlation = 1_000_000;
+
+interface CreateTopicsResponse {
+  topics: { name: string; errorCode: number; errorMessage: string | null }[];
+}
+
+interface ListOffsetsResponse {
+  topics: { name: string; partitions: { partitionIndex: number; errorCode: number; offset: bigint }[] }[];
+}
+
+/** Creates `topic` with `partitions` partitions and the given topic configs; throws on any error. */
+export async function createTopic(client: LoadClient, topic: string, partitions: number, configs: Record<string, string> = {}): Promise<void> {
+  const correlationId = correlation++;
+  const frame = encodeRequest(
+    { apiKey: 19, apiVersion: 7, correlationId, clientId: CLIENT_ID },
+    {
+      topics: [{ name: topic, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: Object.entries(configs).map(([name, value]) => ({ name, value })) }],
+      timeoutMs: 30_000,
+      validateOnly: false,
+    },
+  );
+  const { body } = decodeResponse(19, 7, await client.request(frame, correlationId));
+  const t = (body as unknown as CreateTopicsResponse).topics[0];
+  if (t === undefined || t.errorCode !== 0) throw new Error(`CreateTopics ${topic} failed: ${t?.errorCode} ${t?.errorMessage ?? ''}`);
+}
+
+/** Log end offset of each partition of `topic` (ListOffsets v7, timestamp -1 = latest). */
+export async function logEndOffsets(client: LoadClient, topic: string, partitions: number): Promise<bigint[]> {
+  const correlationId = correlation++;
+  const frame = encodeRequest(
+    { apiKey: 2, apiVersion: 7, correlationId, clientId: CLIENT_ID },
+    {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name: topic, partitions: Array.from({ length: partitions }, (_, p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp: -1n })) }],
+    },
+  );
+  const { body } = decodeResponse(2, 7, await client.request(frame, correlationId));
+  const out = new Array<bigint>(partitions).fill(-1n);
+  for (const t of (body as unknown as ListOffsetsResponse).topics) {
+    for (const p of t.partitions) {
+      if (p.errorCode !== 0) throw new Error(`ListOffsets ${topic}-${p.partitionIndex} failed with error ${p.errorCode}`);
+      out[p.partitionIndex] = p.offset;
+    }
+  }
+  return out;
+}
+
+interface DeleteTopicsResponse {
+  responses: { name: string | null; errorCode: number }[];
+}
+
+/** Deletes `topic` (DeleteTopics v4), so a long benchmark does not fill the disk. */
+export async function deleteTopic(client: LoadClient, topic: string): Promise<void> {
+  const correlationId = correlation++;
+  const frame = encodeRequest({ apiKey: 20, apiVersion: 4, correlationId, clientId: CLIENT_ID }, { topicNames: [topic], timeoutMs: 30_000 });
+  const { body } = decodeResponse(20, 4, await client.request(frame, correlationId));
+  const r = (body as unknown as DeleteTopicsResponse).responses[0];
+  if (r === undefined || r.errorCode !== 0) throw new Error(`DeleteTopics ${topic} failed with error ${r?.errorCode}`);
+}
