@@ -60,7 +60,7 @@ test('a torn or corrupt tail is cut off at open and later commits follow the int
 
   // A flipped byte in the last record's payload fails its CRC.
   const bytes = await readFile(path);
-  bytes[full - 2] ^= 0xff;
+  bytes.writeUInt8(bytes.readUInt8(full - 2) ^ 0xff, full - 2);
   await rm(path);
   await appendFile(path, bytes);
   const r = await OffsetStore.open(d);
