@@ -33,7 +33,7 @@ export class JoinGroupHandler implements ApiHandler {
       protocolType: req.protocolType,
       protocols: req.protocols,
       clientId: ctx.header.clientId ?? '',
-      clientHost: `/${ctx.conn.remoteAddress}`,
+      clientHost: `/${hostOf(ctx.conn.remoteAddress)}`,
       requireKnownMemberId: v >= 4,
       supportsSkipAssignment: v >= 9,
     });
@@ -50,4 +50,9 @@ export class JoinGroupHandler implements ApiHandler {
       members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadata })),
     };
   }
+}
+
+/** The host part of `host:port` / `[v6]:port`, shown as Kafka shows a member's client host. */
+function hostOf(address: string): string {
+  return address.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
 }
