@@ -32,6 +32,7 @@ export class KcatClient implements InteropClient {
     emptyBytes: false,
     binaryHeaderValues: false,
     forbiddenBytes: [RECORD_DELIM, KEY_DELIM],
+    timestampPastEnd: 'none',
   };
   private readonly runner = new ChildRunner();
 

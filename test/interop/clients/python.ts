@@ -39,6 +39,7 @@ export class PythonClient implements InteropClient {
       emptyBytes: true,
       binaryHeaderValues: true,
       forbiddenBytes: [],
+      timestampPastEnd: 'none',
     });
     const { codecs } = (await probe.call({ op: 'capabilities' })) as { codecs: Codec[] };
     // kafka-python 2.0 has no idempotent producer and asserts that every header value is bytes (no null).

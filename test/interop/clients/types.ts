@@ -63,6 +63,8 @@ export interface ClientCapabilities {
   readonly binaryHeaderValues: boolean;
   /** Bytes it cannot carry in keys and values (kcat's delimiters). */
   readonly forbiddenBytes: readonly number[];
+  /** What its ListOffsets-by-timestamp returns when no record is that late: Kafka's -1, or the latest offset. */
+  readonly timestampPastEnd: 'none' | 'latest';
 }
 
 export interface InteropClient {
