@@ -7,13 +7,13 @@
 // Options: --partitions=1,8,64 --batch=16k,1m --acks=1,-1 --connections=4 --window=8 --duration=3000
 //          --runs=5 (medians; one warm-up run is discarded) --value-bytes=512
 // Compiled: npm run build && node dist/bench/broker/produce.bench.js --build=dist
-import { mkdir, mkdtemp, open, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeResponse } from '../../protocol/index.js';
 import { BenchArgs } from '../lib/args.js';
 import { createTopic, deleteTopic, logEndOffsets } from '../lib/admin.js';
-import { topSelfTime } from '../lib/cpu-profile.js';
+import { printProfiles } from '../lib/cpu-profile.js';
 import { LoadClient, type ClosedLoopResult } from '../lib/load-client.js';
 import { spawnBaseline, spawnFloe, type Build, type ChildServer } from '../lib/processes.js';
 import { formatSize, mbPerSec, median, MiB, pct, perSec } from '../lib/stats.js';
@@ -211,14 +211,7 @@ async function main(): Promise<void> {
     console.log(`\nProduce throughput (MB/s of record batches), ${setup}\n`);
     console.log(formatTable(headers, table));
     console.log(`\nMarkdown:\n\n${formatMarkdownTable(headers, table)}`);
-    if (profile) {
-      const dir = join(work, 'profile');
-      for (const f of (await readdir(dir)).filter((n) => n.endsWith('.cpuprofile'))) {
-        const { totalMs, frames } = await topSelfTime(join(dir, f), 25);
-        console.log(`\nFloe broker CPU profile (${(totalMs / 1000).toFixed(1)} s sampled), top self time:\n`);
-        console.log(formatTable(['self %', 'self ms', 'function'], frames.map((x) => [x.selfPct, Math.round(x.selfMs), x.frame])));
-      }
-    }
+    if (profile) await printProfiles(join(work, 'profile'));
   } finally {
     await Promise.allSettled(clients.map((c) => c.close()));
     await Promise.allSettled(servers.map((s) => s.stop()));
