@@ -14,6 +14,7 @@ import { decodeRequest, encodeRequest, type DecodedRequest } from '../../../prot
 import { iterateBatches } from '../../../protocol/record-batch/batches.js';
 import { BATCH_HEADER_SIZE } from '../../../protocol/record-batch/header.js';
 import { decodeRecordBatch, type RecordBatch } from '../../../protocol/record-batch/record-batch.js';
+import { RecordBatchError } from '../../../protocol/record-batch/errors.js';
 import type { CompressionType } from '../../../protocol/record-batch/compression.js';
 import { GOLDEN_GROUP, GOLDEN_RECORDS, GOLDEN_TOPIC, KCAT_RECORDS, type GoldenRecord } from '../fixtures/golden-clients.js';
 
@@ -315,4 +316,20 @@ test('every codec was seen from a real client, and both snappy framings', () => 
     }
   }
   assert.deepEqual([...seen].sort(), ['gzip', 'lz4', 'none', 'snappy', 'snappy-raw', 'snappy-xerial', 'zstd']);
+});
+
+test('a real client batch with one flipped byte fails its CRC, and a cut one is reported truncated', () => {
+  let checked = 0;
+  for (const f of fixtures) {
+    for (const { raw } of producedBatches(f)) {
+      const flipped = Buffer.from(raw);
+      const at = BATCH_HEADER_SIZE + ((raw.length - BATCH_HEADER_SIZE) >> 1);
+      flipped[at] = flipped[at]! ^ 0x01;
+      assert.throws(() => decodeRecordBatch(flipped), (e: unknown) => e instanceof RecordBatchError && e.code === 'CRC_MISMATCH', `${f.client}/${f.scenario}: flipped byte`);
+      const cut = Buffer.from(raw.subarray(0, raw.length - 1));
+      assert.throws(() => decodeRecordBatch(cut), (e: unknown) => e instanceof RecordBatchError && e.code === 'TRUNCATED', `${f.client}/${f.scenario}: one byte short`);
+      checked++;
+    }
+  }
+  assert.ok(checked >= 20, `only ${checked} batches checked`);
 });
