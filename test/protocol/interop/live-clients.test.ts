@@ -15,6 +15,7 @@ import {
   confluentRun,
   kafkaPythonRun,
   kafkajsRun,
+  kcatConsume,
   kcatProduce,
   type ClientRun,
 } from '../fixtures/golden-clients.js';
@@ -52,9 +53,15 @@ function records(batches: readonly RecordBatch[]): { key: string | null; value: 
 
 const expectedGolden = GOLDEN_RECORDS.map((r) => ({ key: r.key, value: r.value, headers: r.headers.map(([k, v]): [string, string | null] => [k, v]), timestamp: BigInt(r.timestamp) }));
 
-test('kcat (librdkafka) produces zstd batches that decode to its input lines', async (t) => {
+test('kcat (librdkafka) produces zstd batches that decode to its input lines, and reads them back', async (t) => {
   const b = await broker(t);
   await killOnExit(t, kcatProduce(b.bootstrap, 'zstd'));
+  // Reading back goes through our ListOffsets and Fetch response encoders.
+  const out = await killOnExit(t, kcatConsume(b.bootstrap));
+  assert.deepEqual(
+    out.split('\n').filter((l) => l.includes('=')),
+    KCAT_RECORDS.map((r) => `${r.key}=${r.value ?? ''}`),
+  );
   const batches = stored(b);
   assert.ok(batches.length > 0, 'kcat produced');
   assert.deepEqual(new Set(batches.map((x) => x.compression)), new Set(['zstd']));
@@ -64,9 +71,10 @@ test('kcat (librdkafka) produces zstd batches that decode to its input lines', a
   );
 });
 
-test('kafka-python produces gzip batches with keys, null values, headers and timestamps', async (t) => {
+test('kafka-python produces gzip batches with keys, null values, headers and timestamps, and consumes them in a group', async (t) => {
   const b = await broker(t);
-  await killOnExit(t, kafkaPythonRun(b.bootstrap, { codec: 'gzip' }));
+  const out = await killOnExit(t, kafkaPythonRun(b.bootstrap, { codec: 'gzip', consume: true }));
+  assert.match(out, new RegExp(`consumed ${GOLDEN_RECORDS.length}`), 'the group consumer read every record through our responses');
   const batches = stored(b);
   assert.deepEqual(new Set(batches.map((x) => x.compression)), new Set(['gzip']));
   assert.deepEqual(records(batches), expectedGolden);
