@@ -33,19 +33,19 @@ function sink(socket: Socket): void {
   socket.on('data', (c: Buffer) => reader.push(c));
 }
 
-const MEMORY = Buffer.alloc(64 * 1024 * 1024, 0x61);
+const MEMORY_BYTES = 64 * 1024 * 1024;
 
 function memory(socket: Socket): void {
+  // One buffer per connection, filled once and reused: the next request comes only after the client read
+  // the whole response, so the previous write is finished when the header is rewritten.
+  let buf: Buffer | undefined;
   const reader = new FrameReader((frame) => {
     const correlationId = frame.readInt32BE(0);
-    const n = Math.min(frame.readInt32BE(4), MEMORY.length);
-    const head = Buffer.allocUnsafe(8);
-    head.writeInt32BE(4 + n, 0);
-    head.writeInt32BE(correlationId, 4);
-    socket.cork();
-    socket.write(head);
-    socket.write(MEMORY.subarray(0, n));
-    socket.uncork();
+    const n = Math.min(frame.readInt32BE(4), MEMORY_BYTES);
+    buf ??= Buffer.alloc(MEMORY_BYTES + 8, 0x61);
+    buf.writeInt32BE(4 + n, 0);
+    buf.writeInt32BE(correlationId, 4);
+    socket.write(buf.subarray(0, 8 + n));
   });
   socket.on('data', (c: Buffer) => reader.push(c));
 }

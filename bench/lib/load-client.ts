@@ -7,6 +7,8 @@
  *   closedLoop: keep `window` requests in flight per connection for a duration (throughput).
  *   openLoop:   send on a fixed schedule regardless of responses and time each response from its
  *               scheduled send time, which avoids coordinated omission (latency).
+ *
+ * Response frames handed to callbacks are valid only during the callback (see FrameReader `reuse`).
  */
 import { connect, type Socket } from 'node:net';
 import { FrameReader } from './frames.js';
@@ -33,7 +35,7 @@ class Lane {
   failure: Error | undefined;
 
   constructor(readonly socket: Socket) {
-    const reader = new FrameReader((frame) => this.onFrame(frame));
+    const reader = new FrameReader((frame) => this.onFrame(frame), { reuse: true });
     socket.on('data', (chunk: Buffer) => {
       try {
         reader.push(chunk);
@@ -121,7 +123,10 @@ export class LoadClient {
     return this.lanes.length;
   }
 
-  /** One request on connection `lane`; resolves with the response frame (without size prefix). */
+  /**
+   * One request on connection `lane`; resolves with the response frame (without size prefix). The frame may
+   * live in the connection's scratch buffer: it is valid until the next response on that connection.
+   */
   request(frame: Buffer, correlationId: number, lane = 0): Promise<Buffer> {
     const l = this.lanes[lane];
     if (l === undefined) throw new Error(`no connection ${lane}`);
@@ -130,7 +135,7 @@ export class LoadClient {
       l.socket.once('close', closed);
       l.handler = (response) => {
         l.socket.off('close', closed);
-        resolve(Buffer.from(response));
+        resolve(response);
       };
       const now = process.hrtime.bigint();
       l.send(frame, { request: 0, correlationId, scheduledNs: now, sentNs: now });
