@@ -1,10 +1,11 @@
 /**
  * InitProducerId (key 22), versions 0-5: hands idempotent producers a producer id and epoch.
  *
- * - New producer (producerId -1): a fresh id from the MetadataStore (persistent, never reused), epoch 0.
- * - Known producer re-initialising (v3+, KIP-360, producerId/epoch given): the same id with the epoch
- *   bumped, which resets its sequences on every partition (a new epoch must start at sequence 0). When the
- *   epoch would overflow Int16 a new id is allocated, as Kafka does.
+ * - Idempotent producers (no transactionalId) always get a fresh id from the MetadataStore (persistent,
+ *   never reused) with epoch 0, whatever producerId/epoch they send, as Kafka does: only the transaction
+ *   coordinator bumps epochs of an existing id. Returning the id a client presents would let one producer
+ *   take over another's sequence state (seen with @platformatic/kafka, which sends producerId 0: its second
+ *   producer's first batch was acknowledged as a duplicate and never stored).
  * - transactionalId set: transactions do not exist yet. We answer TRANSACTIONAL_ID_AUTHORIZATION_FAILED
  *   (53): every client treats it as fatal for transactional producers (Java and librdkafka raise a fatal
  *   error, kafkajs throws a non-retriable one) and none retries forever, whereas the retriable
@@ -24,8 +25,6 @@ interface InitProducerIdRequest {
   producerEpoch: number;
 }
 
-const MAX_EPOCH = 0x7fff;
-
 export class InitProducerIdHandler implements ApiHandler {
   readonly apiKey = 22;
   readonly minVersion = 0;
@@ -44,9 +43,6 @@ export class InitProducerIdHandler implements ApiHandler {
       return answer(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, -1n, -1);
     }
     try {
-      if (req.producerId >= 0n && req.producerEpoch >= 0 && req.producerEpoch < MAX_EPOCH - 1) {
-        return answer(ErrorCode.NONE, req.producerId, req.producerEpoch + 1);
-      }
       return answer(ErrorCode.NONE, await this.metadata.allocateProducerId(), 0);
     } catch (err) {
       return answer(toErrorResult(err, this.log).errorCode, -1n, -1);

@@ -1,8 +1,8 @@
 /**
  * Topic lifecycle: validates requests with Kafka's error codes, records topics in the MetadataStore and
- * keeps the partition logs in step with it. Metadata is written first on create (logs are created from it,
- * idempotently) and first on delete (orphaned logs are removed at start-up), so a crash between the two
- * steps never leaves a topic that exists in one place only after restart.
+ * keeps the partition logs in step with it. Logs are created before the topic enters metadata (so a visible
+ * topic always has its logs) and removed after it leaves metadata; logs that no topic owns are removed at
+ * start-up, so a crash between the two steps never leaves a half-existing topic after restart.
  */
 import { ErrorCode, KafkaError } from '../../protocol/error-codes.js';
 import type { BrokerConfig } from '../config/settings.js';
@@ -87,9 +87,18 @@ export class TopicManager {
 
   async createTopic(name: string, partitions: number, replicationFactor = -1, configs: Readonly<Record<string, string>> = {}): Promise<TopicRecord> {
     const count = this.validateCreate(name, partitions, replicationFactor, configs);
-    const record = await this.metadata.createTopic(name, count, configs);
-    const logConfig = this.logConfigFor(record.configs);
+    // Logs first: once the topic is in metadata, clients may produce and fetch, so its logs must exist.
+    const logConfig = this.logConfigFor(configs);
     for (let p = 0; p < count; p++) await this.logs.getOrCreate(name, p, logConfig);
+    let record: TopicRecord;
+    try {
+      record = await this.metadata.createTopic(name, count, configs);
+    } catch (err) {
+      // Lost a race with another create, or the metadata write failed: drop the logs no topic owns.
+      const owner = this.metadata.getTopic(name)?.partitions ?? 0;
+      for (let p = owner; p < count; p++) await this.logs.delete(name, p);
+      throw err;
+    }
     this.log.info('created topic', { topic: name, partitions: count });
     return record;
   }
