@@ -28,23 +28,27 @@ export interface LoadRequest {
  * `valueBytes` value, filled as far as whole records allow. Values differ per record and per `seed`.
  */
 export function makeBatch(targetBytes: number, valueBytes: number, seed = 0): { batch: Buffer; records: number } {
-  const key = Buffer.alloc(16);
-  const perRecordGuess = valueBytes + key.length + 12;
-  let count = Math.max(1, Math.floor((targetBytes - 61) / perRecordGuess) + 1);
-  const now = BigInt(Date.now());
-  for (;;) {
+  const encode = (count: number): Buffer => {
     const records: RecordInput[] = [];
     for (let i = 0; i < count; i++) {
-      const k = Buffer.alloc(16);
-      k.writeUInt32BE(seed, 0);
-      k.writeUInt32BE(i, 4);
+      const key = Buffer.alloc(16);
+      key.writeUInt32BE(seed, 0);
+      key.writeUInt32BE(i, 4);
       const value = Buffer.alloc(valueBytes, 0x61 + ((seed + i) % 26));
       value.writeUInt32BE(i, 0);
-      records.push({ key: k, value, headers: [], timestampDelta: i % 1000, offsetDelta: i });
+      records.push({ key, value, headers: [], timestampDelta: i % 1000, offsetDelta: i });
     }
-    const batch = encodeRecordBatch({ baseTimestamp: now, records });
+    return encodeRecordBatch({ baseTimestamp: now, records });
+  };
+  const now = BigInt(Date.now());
+  // Size one record from a small batch, then step down one record at a time if varint widths push it over.
+  const probe = encode(8);
+  const perRecord = (probe.length - 61) / 8;
+  let count = Math.max(1, Math.floor((targetBytes - 61) / perRecord));
+  for (;;) {
+    const batch = encode(count);
     if (batch.length <= targetBytes || count === 1) return { batch, records: count };
-    count = Math.max(1, count - Math.ceil((batch.length - targetBytes) / perRecordGuess));
+    count--;
   }
 }
 
@@ -74,8 +78,10 @@ export interface ProduceWorkload {
 export function produceWorkload(o: ProduceWorkloadOptions): ProduceWorkload {
   const valueBytes = o.valueBytes ?? 512;
   const perRequest = Math.max(1, Math.min(o.partitions, o.batchesPerRequest ?? Math.floor(MiB / o.batchBytes)));
-  const distinct = Math.ceil(o.partitions / perRequest);
-  const poolSize = distinct * Math.max(1, Math.ceil((o.poolSize ?? 16) / distinct));
+  // Requests walk the partitions round robin; after `cycle` requests every partition had the same share.
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  const cycle = o.partitions / gcd(o.partitions, perRequest);
+  const poolSize = cycle * Math.max(1, Math.ceil((o.poolSize ?? 16) / cycle));
   const batches = [0, 1, 2, 3].map((seed) => makeBatch(o.batchBytes, valueBytes, seed));
   const requests: LoadRequest[] = [];
   let nextPartition = 0;
