@@ -39,7 +39,7 @@ test('the ingest baseline closes the connection on a corrupt batch, and the run 
   const first = w.requests[0];
   assert.ok(first);
   const corrupt = Buffer.from(first.frame);
-  corrupt[corrupt.length - 10] ^= 0xff; // inside the last batch's records, covered by its CRC
+  corrupt.writeUInt8(corrupt.readUInt8(corrupt.length - 10) ^ 0xff, corrupt.length - 10); // inside the last batch's records, covered by its CRC
   await assert.rejects(client.closedLoop([{ frame: corrupt, correlationId: first.correlationId }], { window: 1, durationMs: 100 }), /closed/);
   assert.match(server.output(), /corrupt batch for t-\d/);
 });
