@@ -1,0 +1,134 @@
+/**
+ * The tiered-storage plugin interface, shaped like Kafka's KIP-405:
+ *
+ * - `RemoteStorageManager` (RSM) moves bytes: copy a closed local segment to remote storage, fetch batches
+ *   from a remote segment by offset, delete a remote segment's objects.
+ * - `RemoteLogMetadataManager` (RLMM) knows which offset ranges of a partition are remote: the committed
+ *   segments, the highest committed offset and the remote log start offset. Copies become visible only when
+ *   the RLMM commits them (in the Iceberg implementation: one table snapshot for many segments).
+ * - `TieringPlugin` is what the broker holds: both managers plus topic lifecycle, a copy queue that runs off
+ *   the produce path, and total retention. The broker talks to tiering only through this file's types.
+ *
+ * Offsets and timestamps are JS numbers (exact to 2^53), as in the broker's partition log.
+ */
+
+export interface TopicPartitionId {
+  readonly topic: string;
+  readonly partition: number;
+}
+
+/** A closed local segment (KIP-405 LogSegmentData): immutable, fsynced, with its `.index`/`.timeindex` siblings. */
+export interface LogSegmentData extends TopicPartitionId {
+  readonly baseOffset: number;
+  /** Offset of the last record in the segment (control records included). */
+  readonly lastOffset: number;
+  /** Path of the `.log` file on local disk. */
+  readonly path: string;
+  readonly sizeInBytes: number;
+  /** Largest record timestamp in the segment, -1 when unknown. */
+  readonly maxTimestamp: number;
+}
+
+/** A segment in remote storage (KIP-405 RemoteLogSegmentMetadata), copied and possibly not yet committed. */
+export interface RemoteLogSegmentMetadata extends TopicPartitionId {
+  readonly baseOffset: number;
+  readonly lastOffset: number;
+  readonly maxTimestamp: number;
+  /** Bytes of the local segment it was copied from (what retention.bytes counts). */
+  readonly sizeInBytes: number;
+  /** Objects holding its records (for the Iceberg implementation: Parquet data file locations). */
+  readonly dataFiles: readonly string[];
+  /** Objects describing how to rebuild its batches (the segment-to-offset index), beside the data. */
+  readonly indexFiles: readonly string[];
+}
+
+/** Batches read from remote storage, exactly as stored (stored offsets, original producer fields, valid CRCs). */
+export interface RemoteFetchResult {
+  /** Concatenated record batches v2; empty when `fetchOffset` is beyond the remote data. */
+  readonly records: Buffer;
+  /** The offset after the last batch returned. */
+  readonly nextOffset: number;
+}
+
+export interface RemoteStorageManager {
+  /** Converts and uploads a closed segment; nothing is visible to readers until the RLMM commits it. */
+  copyLogSegmentData(segment: LogSegmentData): Promise<RemoteLogSegmentMetadata>;
+  /**
+   * Whole batches of a remote segment from the batch containing `fetchOffset`, within `maxBytes` (the first
+   * batch is returned whole when `minOneBatch`, Kafka's KIP-74 rule).
+   */
+  fetchLogSegment(segment: RemoteLogSegmentMetadata, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<RemoteFetchResult>;
+  /** Deletes a segment's objects; it must already be removed from the RLMM (not visible to readers). */
+  deleteLogSegmentData(segment: RemoteLogSegmentMetadata): Promise<void>;
+}
+
+export interface RemoteLogMetadataManager {
+  /** Makes copied segments visible, all at once (one atomic commit), in offset order per partition. */
+  commitRemoteLogSegments(segments: readonly RemoteLogSegmentMetadata[]): Promise<void>;
+  /** Committed remote segments of a partition, in offset order. */
+  listRemoteLogSegments(tp: TopicPartitionId): readonly RemoteLogSegmentMetadata[];
+  /** The committed segment holding `offset`, or the first one after it (offset gaps), or undefined. */
+  remoteLogSegmentFor(tp: TopicPartitionId, offset: number): RemoteLogSegmentMetadata | undefined;
+  /** The highest offset committed to remote storage, -1 when none. */
+  highestCommittedOffset(tp: TopicPartitionId): number;
+  /** The first offset still held remotely, undefined when the partition has no remote data. */
+  remoteLogStartOffset(tp: TopicPartitionId): number | undefined;
+  /** Removes segments from the committed view (one atomic commit); their objects are deleted afterwards. */
+  removeRemoteLogSegments(segments: readonly RemoteLogSegmentMetadata[]): Promise<void>;
+}
+
+/** The per-topic settings the broker resolves from topic configs (Kafka's names in comments). */
+export interface TopicTieringConfig {
+  /** `remote.storage.enable` or `iceberg.enabled`. */
+  readonly enabled: boolean;
+  /** `iceberg.namespace`, one level per element (default ['kafka']). */
+  readonly namespace: readonly string[];
+  /** `iceberg.commit.interval.ms`: at most one table snapshot per interval per topic, and the freshness bound. */
+  readonly commitIntervalMs: number;
+  /** `retention.ms`: total retention (remote included); Infinity keeps data forever. */
+  readonly retentionMs: number;
+  /** `retention.bytes`: total bytes per partition (remote included); Infinity for no limit. */
+  readonly retentionBytes: number;
+}
+
+/** What the broker holds. Implementations: `IcebergTieringPlugin`. */
+export interface TieringPlugin {
+  readonly storage: RemoteStorageManager;
+  readonly metadata: RemoteLogMetadataManager;
+  /** Creates or loads the topic's table and its committed state; idempotent; call again when configs change. */
+  configureTopic(topic: string, config: TopicTieringConfig): Promise<void>;
+  /** Forgets a deleted topic (its table stays: dropping data is the operator's call). */
+  removeTopic(topic: string): Promise<void>;
+  /** Whether the topic is tiered (configured and enabled). */
+  isTiered(topic: string): boolean;
+  /** Queues a closed segment for copy and commit. Never blocks: the produce path calls it. */
+  segmentClosed(segment: LogSegmentData): void;
+  /** Committed remote data for `offset`: reads the right segment, skipping offset gaps between segments. */
+  read(tp: TopicPartitionId, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<RemoteFetchResult>;
+  /** Applies total retention to remote data (`now` in ms since the epoch); returns the segments removed. */
+  enforceRetention(topic: string, now: number): Promise<number>;
+  /** Resolves when every segment queued so far is committed (or has failed for good). */
+  drain(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type TieringErrorCode =
+  | 'ALREADY_COMMITTED'
+  | 'OUT_OF_ORDER'
+  | 'NOT_TIERED'
+  | 'OFFSET_OUT_OF_RANGE'
+  | 'CORRUPT_MANIFEST'
+  | 'CLOSED'
+  | 'CONVERSION_FAILED';
+
+/** Errors of the tiering plugin: `code` is stable, the message says what to do. */
+export class TieringError extends Error {
+  constructor(
+    readonly code: TieringErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'TieringError';
+  }
+}

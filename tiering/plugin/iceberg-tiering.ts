@@ -1,0 +1,171 @@
+/**
+ * The Iceberg-topic implementation of the tiering plugin: every tiered topic is a table in one catalog and
+ * warehouse (see iceberg-topic.ts), closed segments flow through the TieringScheduler, and the KIP-405
+ * managers are views over the topics' committed manifests.
+ *
+ *   const plugin = new IcebergTieringPlugin({ catalog, io, codec });
+ *   await plugin.configureTopic('orders', { enabled: true, namespace: ['kafka'], commitIntervalMs: 60_000, ... });
+ *   plugin.segmentClosed(segment);                         // from the partition log's roll
+ *   const { records } = await plugin.read({ topic: 'orders', partition: 0 }, 0, 1 << 20, true);
+ */
+import type { Catalog } from '../../iceberg/catalog/catalog.js';
+import type { FileIO } from '../../iceberg/io/file-io.js';
+import {
+  TieringError,
+  type LogSegmentData,
+  type RemoteFetchResult,
+  type RemoteLogMetadataManager,
+  type RemoteLogSegmentMetadata,
+  type RemoteStorageManager,
+  type TieringPlugin,
+  type TopicPartitionId,
+  type TopicTieringConfig,
+} from './api.js';
+import { IcebergTopic } from './iceberg-topic.js';
+import { segmentFor, toMetadata } from './partition-manifest.js';
+import { TieringScheduler } from './scheduler.js';
+import type { SegmentCodec } from './segment-codec.js';
+
+export interface IcebergTieringOptions {
+  readonly catalog: Catalog;
+  /** The warehouse's FileIO (data files, index, manifests). */
+  readonly io: FileIO;
+  readonly codec: SegmentCodec;
+  /** Segments converted at once across all partitions. Default 2. */
+  readonly maxConcurrentCopies?: number;
+  /** Copied segments per topic that force a commit before the interval is up. Default 64. */
+  readonly maxUncommittedSegments?: number;
+  readonly onError?: (err: unknown, context: Record<string, unknown>) => void;
+  readonly now?: () => number;
+  readonly retryBaseMs?: number;
+  readonly retryMaxMs?: number;
+}
+
+interface Entry {
+  config: TopicTieringConfig;
+  table: IcebergTopic | undefined;
+}
+
+export class IcebergTieringPlugin implements TieringPlugin {
+  readonly storage: RemoteStorageManager;
+  readonly metadata: RemoteLogMetadataManager;
+  private readonly topics = new Map<string, Entry>();
+  private readonly scheduler: TieringScheduler;
+  private closed = false;
+
+  constructor(private readonly options: IcebergTieringOptions) {
+    this.scheduler = new TieringScheduler({
+      target: (topic) => {
+        const t = this.tiered(topic);
+        if (t === undefined) return undefined;
+        return { copy: (s) => t.copy(s), commit: (segs) => t.commit(segs), committedOffset: (p) => t.manifest(p).committedOffset };
+      },
+      commitIntervalMs: (topic) => this.topics.get(topic)?.config.commitIntervalMs ?? 60_000,
+      ...(options.maxConcurrentCopies !== undefined ? { maxConcurrentCopies: options.maxConcurrentCopies } : {}),
+      ...(options.maxUncommittedSegments !== undefined ? { maxUncommittedSegments: options.maxUncommittedSegments } : {}),
+      ...(options.onError ? { onError: options.onError } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
+      ...(options.retryMaxMs !== undefined ? { retryMaxMs: options.retryMaxMs } : {}),
+    });
+    this.storage = {
+      copyLogSegmentData: (segment) => this.require(segment.topic).copy(segment),
+      fetchLogSegment: async (segment, fetchOffset, maxBytes, minOneBatch) => {
+        this.require(segment.topic);
+        return this.options.codec.readSegment({ io: this.options.io, ...segment, fetchOffset, maxBytes, minOneBatch });
+      },
+      deleteLogSegmentData: async (segment) => {
+        for (const f of [...segment.dataFiles, ...segment.indexFiles]) await this.options.io.delete(f);
+      },
+    };
+    this.metadata = {
+      commitRemoteLogSegments: async (segments) => {
+        const byTopic = new Map<string, RemoteLogSegmentMetadata[]>();
+        for (const s of segments) byTopic.set(s.topic, [...(byTopic.get(s.topic) ?? []), s]);
+        for (const [topic, list] of byTopic) await this.require(topic).commit(list);
+      },
+      listRemoteLogSegments: (tp) => this.tiered(tp.topic)?.segments(tp.partition) ?? [],
+      remoteLogSegmentFor: (tp, offset) => {
+        const t = this.tiered(tp.topic);
+        const s = t === undefined ? undefined : segmentFor(t.manifest(tp.partition), offset);
+        return s === undefined ? undefined : toMetadata(tp.topic, tp.partition, s);
+      },
+      highestCommittedOffset: (tp) => this.tiered(tp.topic)?.manifest(tp.partition).committedOffset ?? -1,
+      remoteLogStartOffset: (tp) => {
+        const m = this.tiered(tp.topic)?.manifest(tp.partition);
+        return m === undefined || m.segments.length === 0 ? undefined : m.logStartOffset;
+      },
+      removeRemoteLogSegments: async (segments) => {
+        for (const s of segments) {
+          const t = this.require(s.topic);
+          await t.removeOldest(s.partition, (e) => e.baseOffset <= s.baseOffset);
+        }
+      },
+    };
+  }
+
+  async configureTopic(topic: string, config: TopicTieringConfig): Promise<void> {
+    if (this.closed) throw new TieringError('CLOSED', 'the tiering plugin is closed');
+    const entry = this.topics.get(topic);
+    const sameTable = entry?.table !== undefined && entry.config.namespace.join('\u0000') === config.namespace.join('\u0000');
+    if (!config.enabled) {
+      this.topics.set(topic, { config, table: undefined });
+      this.scheduler.forgetTopic(topic);
+      return;
+    }
+    const table = sameTable ? entry.table : await IcebergTopic.open({ catalog: this.options.catalog, io: this.options.io, codec: this.options.codec, topic, namespace: config.namespace });
+    this.topics.set(topic, { config, table });
+  }
+
+  async removeTopic(topic: string): Promise<void> {
+    this.topics.delete(topic);
+    this.scheduler.forgetTopic(topic);
+  }
+
+  isTiered(topic: string): boolean {
+    return this.tiered(topic) !== undefined;
+  }
+
+  segmentClosed(segment: LogSegmentData): void {
+    if (this.closed || !this.isTiered(segment.topic)) return;
+    this.scheduler.enqueue(segment);
+  }
+
+  read(tp: TopicPartitionId, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<RemoteFetchResult> {
+    return this.require(tp.topic).read(tp.partition, fetchOffset, maxBytes, minOneBatch);
+  }
+
+  async enforceRetention(topic: string, now: number): Promise<number> {
+    const entry = this.topics.get(topic);
+    const t = entry?.table;
+    if (entry === undefined || t === undefined || !entry.config.enabled) return 0;
+    const { retentionMs, retentionBytes } = entry.config;
+    if (retentionMs === Infinity && retentionBytes === Infinity) return 0;
+    let removed = 0;
+    for (const p of t.partitions()) {
+      removed += await t.removeOldest(p, (s, remaining) => (s.maxTimestamp >= 0 && now - s.maxTimestamp > retentionMs) || remaining - s.sizeInBytes >= retentionBytes);
+    }
+    return removed;
+  }
+
+  drain(): Promise<void> {
+    return this.scheduler.drain();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.scheduler.close();
+  }
+
+  private tiered(topic: string): IcebergTopic | undefined {
+    const e = this.topics.get(topic);
+    return e?.config.enabled ? e.table : undefined;
+  }
+
+  private require(topic: string): IcebergTopic {
+    const t = this.tiered(topic);
+    if (t === undefined) throw new TieringError('NOT_TIERED', `topic ${topic} is not tiered; set remote.storage.enable=true (or iceberg.enabled=true) on it`);
+    return t;
+  }
+}

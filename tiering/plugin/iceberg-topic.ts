@@ -1,0 +1,300 @@
+/**
+ * One Kafka topic as an Iceberg table: `<namespace>.<topic>`, created on first use and owned by Floe (the
+ * `floe.owner` property makes the REST catalog refuse outside commits). Holds the committed remote history of
+ * every partition (see partition-manifest.ts) and implements, for this topic, the three table operations:
+ *
+ * - copy: convert a closed segment into data files and index objects (deterministic names; not visible yet);
+ * - commit: make many copied segments, of many partitions, visible in ONE snapshot whose summary records each
+ *   partition's highest committed offset and manifest. `SnapshotUpdate.validate` refuses a commit whose base
+ *   already holds those offsets, and an ambiguous failure is settled by reloading the table: the summary says
+ *   whether it landed. So a retry after a crash neither duplicates nor loses rows;
+ * - remove: total retention, data files and manifest entries in one overwrite snapshot, objects deleted after.
+ *
+ * Operations that change the table run one at a time (a promise chain); reads use the in-memory manifests.
+ */
+import type { Catalog, TableIdentifier } from '../../iceberg/catalog/catalog.js';
+import { CatalogError } from '../../iceberg/catalog/catalog.js';
+import type { DataFile } from '../../iceberg/data-file.js';
+import type { FileIO } from '../../iceberg/io/file-io.js';
+import { FLOE_OWNER_PROPERTY } from '../../iceberg/rest/server.js';
+import { Table } from '../../iceberg/table.js';
+import { TieringError, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata } from './api.js';
+import { crashPoint } from './crash-points.js';
+import {
+  COMMITTED_OFFSET_PREFIX,
+  SEGMENTS_PREFIX,
+  committedOffsetIn,
+  emptyManifest,
+  loadManifests,
+  manifestLocation,
+  segmentFor,
+  serializeManifest,
+  toMetadata,
+  type PartitionManifest,
+  type SegmentEntry,
+} from './partition-manifest.js';
+import type { SegmentCodec } from './segment-codec.js';
+
+export const FLOE_OWNER = 'floe-tiering';
+export const TOPIC_PROPERTY = 'floe.kafka.topic';
+
+const EMPTY = Buffer.alloc(0);
+
+export class IcebergTopic {
+  private manifests = new Map<number, PartitionManifest>();
+  private tail: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    readonly topic: string,
+    readonly id: TableIdentifier,
+    private table: Table,
+    private readonly io: FileIO,
+    private readonly codec: SegmentCodec,
+  ) {}
+
+  /** Loads the topic's table (creating the namespace and table if missing) and its committed history. */
+  static async open(options: { catalog: Catalog; io: FileIO; codec: SegmentCodec; topic: string; namespace: readonly string[] }): Promise<IcebergTopic> {
+    const { catalog, io, codec, topic, namespace } = options;
+    const id: TableIdentifier = { namespace, name: topic };
+    if (!(await catalog.namespaceExists(namespace))) {
+      await catalog.createNamespace(namespace).catch((err: unknown) => {
+        if (!(err instanceof CatalogError && err.code === 'ALREADY_EXISTS')) throw err;
+      });
+    }
+    if (!(await catalog.tableExists(id))) {
+      const schema = codec.tableSchema();
+      await catalog
+        .createTable(id, {
+          schema,
+          partitionSpec: codec.partitionSpec(schema),
+          properties: { [FLOE_OWNER_PROPERTY]: FLOE_OWNER, [TOPIC_PROPERTY]: topic, 'write.parquet.compression-codec': 'zstd' },
+          formatVersion: 2,
+        })
+        .catch((err: unknown) => {
+          if (!(err instanceof CatalogError && err.code === 'ALREADY_EXISTS')) throw err;
+        });
+    }
+    const t = new IcebergTopic(topic, id, await Table.load(catalog, id, io), io, codec);
+    t.manifests = await loadManifests(io, t.table.metadata);
+    return t;
+  }
+
+  get tableLocation(): string {
+    return this.table.location;
+  }
+
+  manifest(partition: number): PartitionManifest {
+    return this.manifests.get(partition) ?? emptyManifest(partition);
+  }
+
+  partitions(): number[] {
+    return [...this.manifests.keys()].sort((a, b) => a - b);
+  }
+
+  /** Converts and uploads one closed segment. Throws ALREADY_COMMITTED when the table holds it already. */
+  async copy(segment: LogSegmentData): Promise<RemoteLogSegmentMetadata> {
+    const committed = this.manifest(segment.partition).committedOffset;
+    if (segment.lastOffset <= committed) {
+      throw new TieringError('ALREADY_COMMITTED', `${this.topic}-${segment.partition} segment ${segment.baseOffset}..${segment.lastOffset} is already in the table (committed up to ${committed}); nothing to do`);
+    }
+    const converted = await this.codec.convertSegment({
+      io: crashAfterFirstPut(this.io),
+      tableLocation: this.table.location,
+      schema: this.table.schema(),
+      specId: this.table.specId(),
+      partition: segment.partition,
+      baseOffset: segment.baseOffset,
+      lastOffset: segment.lastOffset,
+      segmentPath: segment.path,
+    });
+    this.pendingFiles.set(key(segment.partition, segment.baseOffset), converted.dataFiles);
+    return {
+      topic: this.topic,
+      partition: segment.partition,
+      baseOffset: segment.baseOffset,
+      lastOffset: segment.lastOffset,
+      maxTimestamp: segment.maxTimestamp,
+      sizeInBytes: segment.sizeInBytes,
+      dataFiles: converted.dataFiles.map((f) => f.file_path),
+      indexFiles: [...converted.indexFiles],
+    };
+  }
+
+  /** DataFiles of copied, uncommitted segments (the commit needs their metrics, not just their paths). */
+  private readonly pendingFiles = new Map<string, readonly DataFile[]>();
+
+  /**
+   * Commits copied segments (any partitions, offset order within each) in one snapshot. Segments the table
+   * already holds are dropped silently (a retry after a crash); a segment that would leave the committed
+   * history out of order throws OUT_OF_ORDER. Returns false when nothing could be committed yet because the
+   * batch has no data files (only control batches): those wait for a later batch.
+   */
+  commit(segments: readonly RemoteLogSegmentMetadata[]): Promise<boolean> {
+    return this.serial(() => this.doCommit(segments));
+  }
+
+  private async doCommit(segments: readonly RemoteLogSegmentMetadata[]): Promise<boolean> {
+    const byPartition = new Map<number, RemoteLogSegmentMetadata[]>();
+    for (const s of [...segments].sort((a, b) => a.partition - b.partition || a.baseOffset - b.baseOffset)) {
+      if (s.lastOffset <= this.manifest(s.partition).committedOffset) continue;
+      const list = byPartition.get(s.partition) ?? [];
+      list.push(s);
+      byPartition.set(s.partition, list);
+    }
+    if (byPartition.size === 0) return true;
+    const update = this.table.newAppend();
+    let files = 0;
+    const next = new Map<number, PartitionManifest>();
+    const expected = new Map<number, number>();
+    for (const [p, list] of byPartition) {
+      const m = this.manifest(p);
+      expected.set(p, m.committedOffset);
+      let committed = m.committedOffset;
+      const added: SegmentEntry[] = [];
+      for (const s of list) {
+        if (s.baseOffset <= committed) {
+          throw new TieringError('OUT_OF_ORDER', `${this.topic}-${p} segment ${s.baseOffset}..${s.lastOffset} overlaps the committed history (up to ${committed}); re-copy it from the next uncommitted offset`);
+        }
+        for (const f of this.pendingFiles.get(key(p, s.baseOffset)) ?? []) {
+          update.addFile(f);
+          files++;
+        }
+        added.push({ baseOffset: s.baseOffset, lastOffset: s.lastOffset, maxTimestamp: s.maxTimestamp, sizeInBytes: s.sizeInBytes, dataFiles: s.dataFiles, indexFiles: s.indexFiles });
+        committed = s.lastOffset;
+      }
+      const logStartOffset = m.segments.length === 0 && m.committedOffset < 0 ? (added[0]?.baseOffset ?? 0) : m.logStartOffset;
+      next.set(p, { partition: p, logStartOffset, committedOffset: committed, segments: [...m.segments, ...added] });
+    }
+    if (files === 0) return false;
+    for (const [p, m] of next) {
+      const loc = manifestLocation(this.table.location, p);
+      await this.io.put(loc, serializeManifest(m));
+      update.set(COMMITTED_OFFSET_PREFIX + p, String(m.committedOffset)).set(SEGMENTS_PREFIX + p, loc);
+    }
+    update.validate((base) => {
+      for (const [p, before] of expected) {
+        const now = committedOffsetIn(base, p);
+        if (now !== before) {
+          throw new TieringError('ALREADY_COMMITTED', `${this.topic}-${p}: the table is committed up to ${now}, not ${before} as this commit assumed; reload and retry`);
+        }
+      }
+    });
+    crashPoint('before-commit');
+    try {
+      await this.table.commit(update);
+    } catch (err) {
+      // Ambiguous or refused: the table's summary says what is committed.
+      await this.reload();
+      const landed = [...next].every(([p, m]) => this.manifest(p).committedOffset >= m.committedOffset);
+      if (!landed) throw err;
+      this.forget(byPartition);
+      return true;
+    }
+    for (const [p, m] of next) this.manifests.set(p, m);
+    this.forget(byPartition);
+    crashPoint('after-commit');
+    return true;
+  }
+
+  private forget(byPartition: Map<number, RemoteLogSegmentMetadata[]>): void {
+    for (const [p, list] of byPartition) for (const s of list) this.pendingFiles.delete(key(p, s.baseOffset));
+  }
+
+  /** Re-reads the table and the committed history (after a failed or ambiguous commit). */
+  reload(): Promise<void> {
+    return (async () => {
+      await this.table.refresh();
+      this.manifests = await loadManifests(this.io, this.table.metadata);
+    })();
+  }
+
+  /**
+   * Total retention for one partition: removes the oldest committed segments that `expired` picks (in order,
+   * stopping at the first it keeps), their rows and files in one snapshot, then deletes their objects.
+   */
+  removeOldest(partition: number, expired: (s: SegmentEntry, remainingBytes: number) => boolean): Promise<number> {
+    return this.serial(async () => {
+      const m = this.manifest(partition);
+      let bytes = m.segments.reduce((n, s) => n + s.sizeInBytes, 0);
+      const doomed: SegmentEntry[] = [];
+      for (const s of m.segments) {
+        if (!expired(s, bytes)) break;
+        doomed.push(s);
+        bytes -= s.sizeInBytes;
+      }
+      if (doomed.length === 0) return 0;
+      const last = doomed[doomed.length - 1] as SegmentEntry;
+      const kept = m.segments.slice(doomed.length);
+      const next: PartitionManifest = { ...m, logStartOffset: kept[0]?.baseOffset ?? last.lastOffset + 1, segments: kept };
+      const update = this.table.newOverwrite();
+      for (const s of doomed) for (const f of s.dataFiles) update.deleteFile(f);
+      const loc = manifestLocation(this.table.location, partition);
+      await this.io.put(loc, serializeManifest(next));
+      update.set(COMMITTED_OFFSET_PREFIX + partition, String(next.committedOffset)).set(SEGMENTS_PREFIX + partition, loc);
+      if (!update.isEmpty) await this.table.commit(update);
+      else {
+        // Only control batches: no rows to remove; the manifest alone moves (next commit carries it).
+        this.manifests.set(partition, next);
+        return doomed.length;
+      }
+      this.manifests.set(partition, next);
+      for (const s of doomed) for (const f of [...s.dataFiles, ...s.indexFiles]) await this.io.delete(f).catch(() => undefined);
+      return doomed.length;
+    });
+  }
+
+  /** Committed batches from `fetchOffset`, crossing into later segments when one has nothing at or after it. */
+  async read(partition: number, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<RemoteFetchResult> {
+    const m = this.manifest(partition);
+    if (m.segments.length === 0 || fetchOffset < m.logStartOffset || fetchOffset > m.committedOffset) {
+      throw new TieringError('OFFSET_OUT_OF_RANGE', `${this.topic}-${partition}: offset ${fetchOffset} is not in the remote log [${m.logStartOffset}, ${m.committedOffset}]; reset to the earliest or latest offset`);
+    }
+    for (let s = segmentFor(m, fetchOffset); s !== undefined; s = segmentFor(m, s.lastOffset + 1)) {
+      const r = await this.codec.readSegment({
+        io: this.io,
+        partition,
+        baseOffset: s.baseOffset,
+        lastOffset: s.lastOffset,
+        dataFiles: s.dataFiles,
+        indexFiles: s.indexFiles,
+        fetchOffset: Math.max(fetchOffset, s.baseOffset),
+        maxBytes,
+        minOneBatch,
+      });
+      if (r.records.length > 0) return r;
+    }
+    return { records: EMPTY, nextOffset: fetchOffset };
+  }
+
+  segments(partition: number): RemoteLogSegmentMetadata[] {
+    return this.manifest(partition).segments.map((s) => toMetadata(this.topic, partition, s));
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function key(partition: number, baseOffset: number): string {
+  return `${partition}:${baseOffset}`;
+}
+
+/** A FileIO that reaches the 'mid-upload' crash point after its first completed put. */
+function crashAfterFirstPut(io: FileIO): FileIO {
+  let puts = 0;
+  return new Proxy(io, {
+    get(target, prop, receiver) {
+      if (prop === 'put') {
+        return async (location: string, data: Buffer) => {
+          const info = await target.put(location, data);
+          if (++puts === 1) crashPoint('mid-upload');
+          return info;
+        };
+      }
+      const v: unknown = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? (v as (...args: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}

@@ -1,0 +1,131 @@
+/**
+ * The committed remote history of one Kafka partition: its segments (offset range, max timestamp, data files,
+ * index files) and its remote log start offset. Each commit writes a fresh manifest object for every
+ * partition it changes, `<table>/kafka-index/partition=<p>/segments-<uuid>.json`, and names it in the snapshot
+ * summary; so the data files, the offset index and this list become visible in the same Iceberg commit, and
+ * a broker with an empty disk recovers a partition's remote history from the table alone.
+ *
+ * Snapshot summary properties (per Kafka partition p):
+ *   floe.kafka.committed-offset.<p>   highest offset committed to the table (Redpanda's idempotence key)
+ *   floe.kafka.segments.<p>           location of the partition's manifest
+ * A manifest written by a commit that did not land is never named by a summary, so it is ignored.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FileIO } from '../../iceberg/io/file-io.js';
+import { latestSummaryProperty } from '../../iceberg/transaction.js';
+import type { TableMetadata } from '../../iceberg/table-metadata.js';
+import { TieringError, type RemoteLogSegmentMetadata } from './api.js';
+
+export const COMMITTED_OFFSET_PREFIX = 'floe.kafka.committed-offset.';
+export const SEGMENTS_PREFIX = 'floe.kafka.segments.';
+const FORMAT_VERSION = 1;
+
+export interface SegmentEntry {
+  readonly baseOffset: number;
+  readonly lastOffset: number;
+  readonly maxTimestamp: number;
+  readonly sizeInBytes: number;
+  readonly dataFiles: readonly string[];
+  readonly indexFiles: readonly string[];
+}
+
+export interface PartitionManifest {
+  readonly partition: number;
+  /** First offset held remotely; moves up with total retention. */
+  readonly logStartOffset: number;
+  /** Highest committed offset, -1 when nothing was ever committed. */
+  readonly committedOffset: number;
+  /** Committed segments in offset order. */
+  readonly segments: readonly SegmentEntry[];
+}
+
+export function emptyManifest(partition: number): PartitionManifest {
+  return { partition, logStartOffset: 0, committedOffset: -1, segments: [] };
+}
+
+export function manifestLocation(tableLocation: string, partition: number): string {
+  return `${tableLocation.replace(/\/+$/, '')}/kafka-index/partition=${partition}/segments-${randomUUID()}.json`;
+}
+
+export function serializeManifest(m: PartitionManifest): Buffer {
+  return Buffer.from(JSON.stringify({ 'format-version': FORMAT_VERSION, ...m }));
+}
+
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
+
+export function parseManifest(bytes: Buffer, where: string): PartitionManifest {
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch (err) {
+    throw new TieringError('CORRUPT_MANIFEST', `${where} is not JSON; restore it from a backup or re-tier the partition`, { cause: err });
+  }
+  const bad = (what: string): never => {
+    throw new TieringError('CORRUPT_MANIFEST', `${where}: ${what}; restore it from a backup or re-tier the partition`);
+  };
+  if (typeof json !== 'object' || json === null) return bad('not an object');
+  const o = json as Record<string, unknown>;
+  if (o['format-version'] !== FORMAT_VERSION) bad(`format-version ${String(o['format-version'])} is not ${FORMAT_VERSION}`);
+  const { partition, logStartOffset, committedOffset, segments } = o;
+  if (!isInt(partition) || !isInt(logStartOffset) || !isInt(committedOffset) || !Array.isArray(segments)) return bad('missing partition, logStartOffset, committedOffset or segments');
+  const parsed: SegmentEntry[] = segments.map((s: unknown, i) => {
+    const e = (typeof s === 'object' && s !== null ? s : {}) as Record<string, unknown>;
+    const { baseOffset, lastOffset, maxTimestamp, sizeInBytes, dataFiles, indexFiles } = e;
+    if (!isInt(baseOffset) || !isInt(lastOffset) || !isInt(maxTimestamp) || !isInt(sizeInBytes) || !isStrings(dataFiles) || !isStrings(indexFiles)) {
+      return bad(`segment ${i} is malformed`);
+    }
+    return { baseOffset, lastOffset, maxTimestamp, sizeInBytes, dataFiles, indexFiles };
+  });
+  return { partition, logStartOffset, committedOffset, segments: parsed };
+}
+
+/** The partitions a table's summaries know about, with their manifest locations. */
+export function manifestLocations(metadata: TableMetadata): Map<number, string> {
+  const out = new Map<number, string>();
+  const keys = new Set<string>();
+  for (const s of metadata.snapshots) for (const k of Object.keys(s.summary)) if (k.startsWith(SEGMENTS_PREFIX)) keys.add(k);
+  for (const k of keys) {
+    const p = Number(k.slice(SEGMENTS_PREFIX.length));
+    const loc = latestSummaryProperty(metadata, k);
+    if (Number.isSafeInteger(p) && loc !== undefined && loc !== '') out.set(p, loc);
+  }
+  return out;
+}
+
+/** The highest committed offset of a partition in a table version (-1 when none). */
+export function committedOffsetIn(metadata: TableMetadata, partition: number): number {
+  const v = latestSummaryProperty(metadata, COMMITTED_OFFSET_PREFIX + partition);
+  return v === undefined ? -1 : Number(v);
+}
+
+/** Loads every partition's committed manifest named by the table's current snapshot ancestry. */
+export async function loadManifests(io: FileIO, metadata: TableMetadata): Promise<Map<number, PartitionManifest>> {
+  const out = new Map<number, PartitionManifest>();
+  for (const [p, loc] of manifestLocations(metadata)) out.set(p, parseManifest(await io.get(loc), loc));
+  return out;
+}
+
+/** Converts an entry to the plugin's metadata type. */
+export function toMetadata(topic: string, partition: number, e: SegmentEntry): RemoteLogSegmentMetadata {
+  return { topic, partition, ...e };
+}
+
+/** The segment holding `offset`, or the first segment after it; undefined past the end. */
+export function segmentFor(m: PartitionManifest, offset: number): SegmentEntry | undefined {
+  const segs = m.segments;
+  let lo = 0;
+  let hi = segs.length - 1;
+  let found: SegmentEntry | undefined;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const s = segs[mid] as SegmentEntry;
+    if (s.lastOffset >= offset) {
+      found = s;
+      hi = mid - 1;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return found;
+}

@@ -1,0 +1,276 @@
+/**
+ * The tiering scheduler: closed segments wait in a per-partition queue (offset order, duplicates ignored),
+ * at most `maxConcurrentCopies` are converted at once across all partitions (one at a time per partition, so
+ * each partition's history stays in order), and copied segments are committed per topic at most once per
+ * commit interval, all partitions of the topic in one commit. It never runs on the produce path: `enqueue`
+ * only records the segment. Memory is bounded by the concurrency (the converter bounds each copy) and by
+ * `maxUncommittedSegments` per topic, which forces an early commit.
+ *
+ * Failures are retried with capped exponential backoff; a segment the table already holds is dropped.
+ */
+import { TieringError, type LogSegmentData, type RemoteLogSegmentMetadata } from './api.js';
+
+/** What the scheduler drives, per topic. */
+export interface TieringTarget {
+  copy(segment: LogSegmentData): Promise<RemoteLogSegmentMetadata>;
+  /** Commits copied segments; false when none could be committed yet (retry with a later batch). */
+  commit(segments: readonly RemoteLogSegmentMetadata[]): Promise<boolean>;
+  /** Highest committed offset of a partition, -1 when none. */
+  committedOffset(partition: number): number;
+}
+
+export interface SchedulerOptions {
+  readonly target: (topic: string) => TieringTarget | undefined;
+  readonly commitIntervalMs: (topic: string) => number;
+  readonly maxConcurrentCopies?: number;
+  readonly maxUncommittedSegments?: number;
+  readonly onError?: (err: unknown, context: Record<string, unknown>) => void;
+  readonly now?: () => number;
+  /** Backoff after a failure: base and cap in ms. */
+  readonly retryBaseMs?: number;
+  readonly retryMaxMs?: number;
+}
+
+interface PartitionQueue {
+  readonly topic: string;
+  readonly partition: number;
+  readonly segments: LogSegmentData[];
+  busy: boolean;
+  failures: number;
+  retryAt: number;
+}
+
+interface TopicState {
+  uploaded: RemoteLogSegmentMetadata[];
+  lastCommitAt: number;
+  committing: boolean;
+  failures: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export class TieringScheduler {
+  private readonly queues = new Map<string, PartitionQueue>();
+  private readonly topics = new Map<string, TopicState>();
+  private running = 0;
+  private closed = false;
+  private wakeTimer: NodeJS.Timeout | undefined;
+  private idleWaiters: (() => void)[] = [];
+  private forcing = false;
+  private readonly now: () => number;
+  private readonly maxCopies: number;
+  private readonly maxUncommitted: number;
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.now = options.now ?? Date.now;
+    this.maxCopies = Math.max(1, options.maxConcurrentCopies ?? 2);
+    this.maxUncommitted = Math.max(1, options.maxUncommittedSegments ?? 64);
+  }
+
+  /** Records a closed segment for copy; returns at once. */
+  enqueue(segment: LogSegmentData): void {
+    if (this.closed) return;
+    const k = `${segment.topic}\u0000${segment.partition}`;
+    let q = this.queues.get(k);
+    if (q === undefined) {
+      q = { topic: segment.topic, partition: segment.partition, segments: [], busy: false, failures: 0, retryAt: 0 };
+      this.queues.set(k, q);
+    }
+    if (q.segments.some((s) => s.baseOffset === segment.baseOffset)) return;
+    q.segments.push(segment);
+    q.segments.sort((a, b) => a.baseOffset - b.baseOffset);
+    this.pump();
+  }
+
+  /** Drops queued work of a topic (deleted, or tiering turned off). */
+  forgetTopic(topic: string): void {
+    for (const [k, q] of this.queues) if (q.topic === topic) this.queues.delete(k);
+    const t = this.topics.get(topic);
+    if (t?.timer) clearTimeout(t.timer);
+    this.topics.delete(topic);
+    this.checkIdle();
+  }
+
+  /** Copies and commits everything queued now, ignoring the commit interval; resolves when idle. */
+  drain(): Promise<void> {
+    this.forcing = true;
+    const done = new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    this.pump();
+    for (const topic of this.topics.keys()) void this.commitTopic(topic);
+    this.checkIdle();
+    return done.finally(() => {
+      if (this.idleWaiters.length === 0) this.forcing = false;
+    });
+  }
+
+  /** Stops taking work; waits for running copies and commits what was copied. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    for (const t of this.topics.values()) if (t.timer) clearTimeout(t.timer);
+    while (this.running > 0 || [...this.topics.values()].some((t) => t.committing)) await new Promise((r) => setTimeout(r, 5));
+    for (const [topic, t] of this.topics) if (t.uploaded.length > 0) await this.commitTopic(topic, true);
+    for (const w of this.idleWaiters.splice(0)) w();
+  }
+
+  private isIdle(): boolean {
+    if (this.running > 0) return false;
+    for (const q of this.queues.values()) if (q.segments.length > 0) return false;
+    for (const t of this.topics.values()) if (t.uploaded.length > 0 || t.committing) return false;
+    return true;
+  }
+
+  private checkIdle(): void {
+    if (this.idleWaiters.length === 0 || !this.isIdle()) return;
+    this.forcing = false;
+    for (const w of this.idleWaiters.splice(0)) w();
+  }
+
+  private pump(): void {
+    if (this.closed) return;
+    const now = this.now();
+    let nextRetry = Infinity;
+    for (const q of this.queues.values()) {
+      if (this.running >= this.maxCopies) break;
+      if (q.busy || q.segments.length === 0) continue;
+      if (q.retryAt > now) {
+        nextRetry = Math.min(nextRetry, q.retryAt);
+        continue;
+      }
+      const t = this.topicState(q.topic);
+      if (t.uploaded.length >= this.maxUncommitted) {
+        void this.commitTopic(q.topic, true);
+        continue;
+      }
+      q.busy = true;
+      this.running++;
+      void this.copyNext(q).finally(() => {
+        q.busy = false;
+        this.running--;
+        this.pump();
+        this.checkIdle();
+      });
+    }
+    if (Number.isFinite(nextRetry)) this.wakeAt(nextRetry);
+  }
+
+  private wakeAt(at: number): void {
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.pump();
+    }, Math.max(0, at - this.now()));
+    this.wakeTimer.unref();
+  }
+
+  private topicState(topic: string): TopicState {
+    let t = this.topics.get(topic);
+    if (t === undefined) {
+      t = { uploaded: [], lastCommitAt: 0, committing: false, failures: 0, timer: undefined };
+      this.topics.set(topic, t);
+    }
+    return t;
+  }
+
+  private async copyNext(q: PartitionQueue): Promise<void> {
+    const segment = q.segments[0];
+    if (segment === undefined) return;
+    const target = this.options.target(q.topic);
+    if (target === undefined) {
+      q.segments.shift(); // not tiered (any more)
+      return;
+    }
+    const t = this.topicState(q.topic);
+    const copiedUpTo = Math.max(target.committedOffset(q.partition), ...t.uploaded.filter((u) => u.partition === q.partition).map((u) => u.lastOffset));
+    if (segment.lastOffset <= copiedUpTo) {
+      q.segments.shift();
+      return;
+    }
+    try {
+      const meta = await target.copy(segment);
+      q.segments.shift();
+      q.failures = 0;
+      t.uploaded.push(meta);
+      this.scheduleCommit(q.topic);
+    } catch (err) {
+      if (err instanceof TieringError && err.code === 'ALREADY_COMMITTED') {
+        q.segments.shift();
+        return;
+      }
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        // The local segment is gone (topic deleted, or removed by DeleteRecords): nothing left to copy.
+        q.segments.shift();
+        this.options.onError?.(err, { topic: q.topic, partition: q.partition, baseOffset: segment.baseOffset, dropped: true });
+        return;
+      }
+      q.failures++;
+      q.retryAt = this.now() + this.backoff(q.failures);
+      this.options.onError?.(err, { topic: q.topic, partition: q.partition, baseOffset: segment.baseOffset, attempt: q.failures });
+    }
+  }
+
+  private backoff(failures: number): number {
+    const base = this.options.retryBaseMs ?? 100;
+    const max = this.options.retryMaxMs ?? 30_000;
+    return Math.min(max, base * 2 ** Math.min(failures - 1, 20));
+  }
+
+  private scheduleCommit(topic: string): void {
+    const t = this.topicState(topic);
+    if (t.committing || t.uploaded.length === 0) return;
+    const interval = this.options.commitIntervalMs(topic);
+    const due = this.forcing || t.uploaded.length >= this.maxUncommitted ? 0 : t.lastCommitAt + interval + (t.failures > 0 ? this.backoff(t.failures) : 0);
+    const wait = Math.max(0, due - this.now());
+    if (t.timer) clearTimeout(t.timer);
+    t.timer = setTimeout(() => {
+      t.timer = undefined;
+      void this.commitTopic(topic);
+    }, wait);
+    t.timer.unref();
+  }
+
+  private async commitTopic(topic: string, evenIfClosed = false): Promise<void> {
+    const t = this.topics.get(topic);
+    if (t === undefined || t.committing || t.uploaded.length === 0 || (this.closed && !evenIfClosed)) return;
+    const target = this.options.target(topic);
+    if (target === undefined) {
+      t.uploaded = [];
+      this.checkIdle();
+      return;
+    }
+    t.committing = true;
+    const batch = t.uploaded.slice();
+    try {
+      const committed = await target.commit(batch);
+      if (committed) {
+        t.uploaded = t.uploaded.filter((u) => !batch.includes(u));
+        t.failures = 0;
+        t.lastCommitAt = this.now();
+      } else if (this.forcing || this.closed) {
+        // Only control batches so far: nothing to commit as rows; leave them for the next data segment.
+        t.lastCommitAt = this.now();
+      }
+    } catch (err) {
+      t.failures++;
+      this.options.onError?.(err, { topic, segments: batch.length, attempt: t.failures });
+    } finally {
+      t.committing = false;
+    }
+    if (!this.closed && t.uploaded.length > 0 && !(this.forcing && t.failures === 0 && !this.hasMoreThanControl(t))) this.scheduleCommit(topic);
+    this.pump();
+    this.checkIdleIgnoringControlOnly();
+  }
+
+  private hasMoreThanControl(t: TopicState): boolean {
+    return t.uploaded.some((u) => u.dataFiles.length > 0);
+  }
+
+  /** Idle check that treats copied control-only segments (which cannot be committed alone) as settled. */
+  private checkIdleIgnoringControlOnly(): void {
+    if (this.idleWaiters.length === 0) return;
+    if (this.running > 0) return;
+    for (const q of this.queues.values()) if (q.segments.length > 0) return;
+    for (const t of this.topics.values()) if (t.committing || this.hasMoreThanControl(t)) return;
+    this.forcing = false;
+    for (const w of this.idleWaiters.splice(0)) w();
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * What the plugin needs from the conversion layer (`../convert`, `../offset-index`): turn a closed segment into
+ * data files plus its segment-to-offset index, and rebuild batches from them. The plugin decides where and
+ * when (queue, commit, retention); the codec decides how. `convert-codec.ts` adapts the conversion layer to
+ * this interface; keeping the seam here lets the plugin be tested and evolved without touching either side.
+ */
+import type { DataFile } from '../../iceberg/data-file.js';
+import type { FileIO } from '../../iceberg/io/file-io.js';
+import type { PartitionSpec } from '../../iceberg/partition-spec.js';
+import type { Schema } from '../../iceberg/schema.js';
+import type { RemoteFetchResult } from './api.js';
+
+export interface ConvertSegmentInput {
+  readonly io: FileIO;
+  /** The table's location (`<warehouse>/<namespace>/<topic>`); files go under it, named deterministically. */
+  readonly tableLocation: string;
+  /** The table's current schema and default partition spec id. */
+  readonly schema: Schema;
+  readonly specId: number;
+  readonly partition: number;
+  readonly baseOffset: number;
+  readonly lastOffset: number;
+  /** The closed `.log` file. */
+  readonly segmentPath: string;
+}
+
+export interface ConvertedSegment {
+  /** Data files written (not yet committed), offset ordered; empty when the segment holds only control batches. */
+  readonly dataFiles: readonly DataFile[];
+  /** Index objects written beside the data. */
+  readonly indexFiles: readonly string[];
+}
+
+export interface ReadSegmentInput {
+  readonly io: FileIO;
+  readonly partition: number;
+  readonly baseOffset: number;
+  readonly lastOffset: number;
+  readonly dataFiles: readonly string[];
+  readonly indexFiles: readonly string[];
+  readonly fetchOffset: number;
+  readonly maxBytes: number;
+  readonly minOneBatch: boolean;
+}
+
+export interface SegmentCodec {
+  /** The schema new topic tables are created with. */
+  tableSchema(): Schema;
+  /** The partition spec new topic tables are created with (identity on the Kafka partition). */
+  partitionSpec(schema: Schema): PartitionSpec;
+  /** Writes the segment's data files and index; names are deterministic so a retry overwrites. */
+  convertSegment(input: ConvertSegmentInput): Promise<ConvertedSegment>;
+  /** Rebuilds the stored batches from the batch holding `fetchOffset`, within `maxBytes`. */
+  readSegment(input: ReadSegmentInput): Promise<RemoteFetchResult>;
+}
