@@ -1,0 +1,57 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkDelivery } from './delivery.js';
+import type { Consumption } from './member-process.js';
+
+const produced = new Map([
+  ['0:0', 'a'],
+  ['0:1', 'b'],
+  ['0:2', 'c'],
+  ['1:0', 'd'],
+  ['1:1', 'e'],
+]);
+const c = (member: string, partition: number, offset: number, key: string): Consumption => ({ member, partition, offset, key });
+
+test('a clean run: everything once, no duplicates', () => {
+  const r = checkDelivery({
+    produced,
+    consumed: [c('m1', 0, 0, 'a'), c('m1', 0, 1, 'b'), c('m1', 0, 2, 'c'), c('m2', 1, 0, 'd'), c('m2', 1, 1, 'e')],
+    victimPartitions: [1],
+    committedAtKill: [3, 2],
+  });
+  assert.deepEqual(r, { missing: [], wrong: [], allowedDuplicates: 0, forbiddenDuplicates: [] });
+});
+
+test('the killed member\'s uncommitted records may come twice; its committed ones and survivors\' may not', () => {
+  const r = checkDelivery({
+    produced,
+    consumed: [
+      c('victim', 1, 0, 'd'),
+      c('victim', 1, 1, 'e'),
+      c('m1', 1, 1, 'e'), // after the victim's commit at 1: allowed
+      c('m1', 1, 0, 'd'), // below the victim's commit: forbidden
+      c('m1', 0, 0, 'a'),
+      c('m2', 0, 0, 'a'), // partition 0 was never the victim's: forbidden
+    ],
+    victimPartitions: [1],
+    committedAtKill: [-1, 1],
+  });
+  assert.equal(r.allowedDuplicates, 1);
+  assert.equal(r.forbiddenDuplicates.length, 2);
+  assert.match(r.forbiddenDuplicates.join('\n'), /^1:0 consumed by victim, m1/m);
+  assert.match(r.forbiddenDuplicates.join('\n'), /^0:0 consumed by m1, m2/m);
+  assert.deepEqual(r.missing, ['0:1', '0:2']);
+});
+
+test('a victim that never committed may have everything it read re-read', () => {
+  const r = checkDelivery({ produced, consumed: [c('victim', 1, 0, 'd'), c('m1', 1, 0, 'd'), c('m1', 1, 1, 'e')], victimPartitions: [1], committedAtKill: [-1, -1] });
+  assert.equal(r.allowedDuplicates, 1);
+  assert.deepEqual(r.forbiddenDuplicates, []);
+});
+
+test('records with another key or never produced are reported', () => {
+  const r = checkDelivery({ produced, consumed: [c('m1', 0, 0, 'x'), c('m1', 5, 0, 'z')], victimPartitions: [], committedAtKill: [] });
+  assert.equal(r.wrong.length, 2);
+  assert.match(r.wrong[0] ?? '', /0:0 consumed by m1 with key x, produced with a/);
+  assert.match(r.wrong[1] ?? '', /never produced/);
+});

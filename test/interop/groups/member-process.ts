@@ -1,0 +1,106 @@
+/**
+ * A group member running in its own process, so a test can SIGKILL, SIGSTOP or SIGTERM it. Every member
+ * driver (kcat, the Python scripts, the JS member scripts) prints one JSON object per line on stdout:
+ *
+ *   {"e":"record","p":<partition>,"o":<offset>,"k":"<key>"}   a record handed to the application
+ *   {"e":"commit","p":<partition>,"o":<next offset>}         a commit the broker acknowledged
+ *   {"e":"commit_error","error":"<what the client said>"}    a commit the broker (or client) refused
+ *   {"e":"closed"}                                           the member left the group on SIGTERM
+ *
+ * Records are printed (and flushed) before they are committed, so a SIGKILL can lose only uncommitted
+ * output. Lines that are not JSON (kcat's own chatter) are kept with stderr for failure messages.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface MemberEvent {
+  readonly e: 'record' | 'commit' | 'commit_error' | 'closed';
+  readonly p?: number;
+  readonly o?: number;
+  readonly k?: string;
+  readonly error?: string;
+}
+
+export interface Consumption {
+  readonly member: string;
+  readonly partition: number;
+  readonly offset: number;
+  readonly key: string;
+}
+
+export class MemberProcess {
+  readonly events: MemberEvent[] = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private readonly child: ChildProcess;
+  private partial = '';
+  private log = '';
+
+  constructor(
+    /** The member's name, also its client.id, so the broker's DescribeGroups shows which process is which. */
+    readonly name: string,
+    cmd: string,
+    args: readonly string[],
+  ) {
+    this.child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+    this.child.once('error', (err) => (this.log += `spawn failed: ${err.message}\n`));
+    this.child.stdout?.on('data', (chunk: Buffer) => this.onStdout(chunk));
+    this.child.stderr?.on('data', (chunk: Buffer) => (this.log += chunk.toString()));
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  signal(sig: NodeJS.Signals): void {
+    if (this.running) this.child.kill(sig);
+  }
+
+  /** SIGTERM, and SIGKILL if it has not exited within `graceMs`. */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (!this.running) return;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  consumed(): Consumption[] {
+    return this.events.filter((ev) => ev.e === 'record').map((ev) => ({ member: this.name, partition: ev.p as number, offset: ev.o as number, key: ev.k as string }));
+  }
+
+  count(kind: MemberEvent['e']): number {
+    return this.events.reduce((n, ev) => n + (ev.e === kind ? 1 : 0), 0);
+  }
+
+  /** stderr and non-JSON stdout, for failure messages. */
+  output(): string {
+    return this.log;
+  }
+
+  private onStdout(chunk: Buffer): void {
+    const lines = (this.partial + chunk.toString()).split('\n');
+    this.partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      try {
+        this.events.push(JSON.parse(line) as MemberEvent);
+      } catch {
+        this.log += `${line}\n`;
+      }
+    }
+  }
+}
+
+/** Polls `cond` every 50 ms until it holds; throws with `describe()` after `timeoutMs`. */
+export async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number, describe: () => string | Promise<string> = () => ''): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await cond()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n${await describe()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
