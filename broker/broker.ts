@@ -43,6 +43,8 @@ import { DescribeGroupsHandler } from './handlers/describe-groups.js';
 import { ListGroupsHandler } from './handlers/list-groups.js';
 import { DeleteGroupsHandler } from './handlers/delete-groups.js';
 import { OffsetDeleteHandler } from './handlers/offset-delete.js';
+import { BrokerTiering } from './tiering/broker-tiering.js';
+import { defaultSegmentCodec } from '../tiering/plugin/convert-codec.js';
 
 /** What handlers may be given: the broker's services, never its internals. */
 export interface BrokerServices {
@@ -58,6 +60,8 @@ export interface BrokerServices {
   readonly fetchWaiters: FetchWaiters;
   /** The group coordinator and committed offsets. */
   readonly groups: Groups;
+  /** Tiered storage (Iceberg tables), when remote.log.storage.system.enable is on. */
+  readonly tiering?: BrokerTiering;
 }
 
 export class Broker {
@@ -76,15 +80,23 @@ export class Broker {
     if (!listener) throw new Error(`invalid listeners '${config['listeners']}'`);
     const dataDir = config['log.dirs'];
     const metadata = await EmbeddedMetadataStore.open(dataDir, config['cluster.id']);
+    const tiering = await BrokerTiering.start({ config, log, codec: defaultSegmentCodec() });
     const logs = await LogManager.open({
       dataDir: join(dataDir),
       configFor: (topic) => logConfigFor(metadata.getTopic(topic)?.configs ?? {}, config),
       setLogAppendTime: (buf, pos, ts) => setLogAppendTime(buf, BigInt(ts), pos),
       recordLocator: locateRecordByTimestamp,
       onError: (err) => log.error('partition log failure', { err }),
+      ...(tiering ? { canDeleteSegment: tiering.canDeleteSegment, onSegmentClosed: tiering.onSegmentClosed } : {}),
     });
     const topics = new TopicManager(metadata, logs, config, log.child({ logger: 'topics' }));
     await topics.reconcile();
+    if (tiering) {
+      await tiering.attach(logs, metadata.listTopics());
+      topics.onChange((name, record) => {
+        tiering.topicChanged(name, record).catch((err: unknown) => log.error('tiering could not follow a topic change', { err, topic: name }));
+      });
+    }
 
     const router = new Router();
     // The identity needs the bound port when the listener asks for port 0; handlers read it lazily.
@@ -105,7 +117,7 @@ export class Broker {
     const fetchWaiters = new FetchWaiters();
     appender.onAppend((partitionLog) => fetchWaiters.notify(partitionLog));
     const groups = await Groups.open(dataDir, config, log.child({ logger: 'groups' }));
-    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups };
+    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, ...(tiering ? { tiering } : {}) };
     const broker = new Broker(services, server, router);
     for (const handler of defaultHandlers(services)) router.register(handler);
 
@@ -134,6 +146,7 @@ export class Broker {
       await this.services.groups.close(); // waiting joins answer NOT_COORDINATOR; acknowledged commits are on disk
       await this.server.close(config['shutdown.timeout.ms']);
       await this.services.appender.close(); // producer state snapshots, before the logs close
+      await this.services.tiering?.stop(); // commits what it copied; before the logs close under it
       await logs.close();
       await metadata.close();
       log.info('broker stopped');
@@ -155,8 +168,8 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new IncrementalAlterConfigsHandler(s.topics, child('incremental-alter-configs')),
     new DescribeClusterHandler(s.identity),
     new ProduceHandler(s.topics, s.appender, s.config, child('produce')),
-    new FetchHandler(s.topics, s.fetchWaiters, child('fetch')),
-    new ListOffsetsHandler(s.topics, child('list-offsets')),
+    new FetchHandler(s.topics, s.fetchWaiters, child('fetch'), Date.now, s.tiering),
+    new ListOffsetsHandler(s.topics, child('list-offsets'), s.tiering),
     new InitProducerIdHandler(s.metadata, child('init-producer-id')),
     new DeleteRecordsHandler(s.topics, child('delete-records')),
     new OffsetForLeaderEpochHandler(s.topics),

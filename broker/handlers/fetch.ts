@@ -18,6 +18,7 @@ import { checkCurrentLeaderEpoch } from '../fetch/leader-epoch.js';
 import type { PartitionLog } from '../log/partition-log.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
+import type { RemoteLogReader } from '../tiering/broker-tiering.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { toErrorResult } from './common.js';
 
@@ -70,6 +71,8 @@ export class FetchHandler implements ApiHandler {
     private readonly waiters: FetchWaiters,
     private readonly log: Logger,
     private readonly clock: () => number = Date.now,
+    /** Tiered storage: serves offsets below the local log start offset. */
+    private readonly remote?: RemoteLogReader,
   ) {}
 
   async handle(body: Body, ctx: HandlerContext): Promise<Body> {
@@ -129,8 +132,22 @@ export class FetchHandler implements ApiHandler {
           records: EMPTY,
         };
         const fetchOffset = Number(p.fetchOffset);
+        const localStart = log.logStartOffset;
+        const logStart = this.remote ? this.remote.logStartOffset(t.topic, p.partition, localStart) : localStart;
+        data.logStartOffset = BigInt(logStart);
         try {
-          if (fetchOffset < log.logStartOffset || fetchOffset > highWatermark) {
+          if (fetchOffset < localStart && fetchOffset >= logStart && this.remote) {
+            // Below the local log: tiered storage answers with the stored batches (offsets, CRCs as produced).
+            const limit = Math.max(0, Math.min(p.partitionMaxBytes, budget));
+            let records = await this.remote.read(t.topic, p.partition, fetchOffset, limit, pass.bytes === 0);
+            if (records.length === 0) {
+              // A gap between the table and the local log (e.g. records deleted before they were tiered).
+              records = (await log.read(localStart, limit, { maxOffset: highWatermark, minOneBatch: pass.bytes === 0 })).records;
+            }
+            data.records = records;
+            pass.bytes += records.length;
+            budget -= records.length;
+          } else if (fetchOffset < localStart || fetchOffset > highWatermark) {
             data.errorCode = ErrorCode.OFFSET_OUT_OF_RANGE;
             pass.errors = true;
           } else if (fetchOffset < highWatermark) {
@@ -138,7 +155,7 @@ export class FetchHandler implements ApiHandler {
             const limit = Math.max(0, Math.min(p.partitionMaxBytes, budget));
             const r = await log.read(fetchOffset, limit, { maxOffset: highWatermark, minOneBatch: pass.bytes === 0 });
             data.records = r.records;
-            data.logStartOffset = BigInt(r.logStartOffset);
+            data.logStartOffset = BigInt(this.remote ? this.remote.logStartOffset(t.topic, p.partition, r.logStartOffset) : r.logStartOffset);
             pass.bytes += r.records.length;
             budget -= r.records.length;
           }

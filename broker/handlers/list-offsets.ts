@@ -5,8 +5,8 @@
  *                             both are the log end offset on one broker without transactions
  *   -2 EARLIEST               the log start offset
  *   -3 MAX_TIMESTAMP (v7+)    the record with the largest timestamp, and that timestamp
- *   -4 EARLIEST_LOCAL (v8+)   the local log start offset (= EARLIEST until tiering exists)
- *   -5 LATEST_TIERED (v9+)    the last tiered offset: -1 while nothing is tiered
+ *   -4 EARLIEST_LOCAL (v8+)   the local log start offset (EARLIEST is the remote log start when tiered)
+ *   -5 LATEST_TIERED (v9+)    the last offset committed to the topic's table: -1 while nothing is tiered
  *   t >= 0                    the first record whose timestamp is >= t (offset -1 if none)
  *
  * The timestamp answer for -1/-2/-4 is -1, as in Kafka. Any other negative timestamp is searched like a
@@ -18,6 +18,7 @@ import { checkCurrentLeaderEpoch, LEADER_EPOCH } from '../fetch/leader-epoch.js'
 import type { TimestampOffset } from '../log/partition-log.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
+import type { RemoteLogReader } from '../tiering/broker-tiering.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { toErrorResult } from './common.js';
 
@@ -68,6 +69,8 @@ export class ListOffsetsHandler implements ApiHandler {
   constructor(
     private readonly topics: TopicManager,
     private readonly log: Logger,
+    /** Tiered storage: the earliest offset may be in the table rather than the local log. */
+    private readonly remote?: RemoteLogReader,
   ) {}
 
   async handle(body: Body, ctx: HandlerContext): Promise<Body> {
@@ -103,10 +106,11 @@ export class ListOffsetsHandler implements ApiHandler {
         case LATEST_TIMESTAMP:
           return answer(log.logEndOffset);
         case EARLIEST_TIMESTAMP:
+          return answer(this.remote ? this.remote.logStartOffset(topic, partition, log.logStartOffset) : log.logStartOffset);
         case EARLIEST_LOCAL_TIMESTAMP:
           return answer(log.logStartOffset);
         case LATEST_TIERED_TIMESTAMP:
-          return answer(-1);
+          return answer(this.remote ? this.remote.lastTieredOffset(topic, partition) : -1);
         case MAX_TIMESTAMP: {
           const found = await log.maxTimestampOffset();
           return found === undefined ? answer(-1) : answer(found.offset, found.timestamp);

@@ -20,11 +20,15 @@ export const MAX_PARTITIONS = 10_000;
 export function logConfigFor(overrides: Readonly<Record<string, string>>, broker: BrokerConfig): LogTopicConfig {
   const eff = effectiveConfigs(overrides, broker);
   const n = (name: string) => numericConfig(eff, name);
+  // A tiered topic keeps local segments by local.retention.*; the tiering plugin applies retention.* to the
+  // table, and the log's canDeleteSegment gate keeps segments that are not committed there yet.
+  const tiered = eff.get('remote.storage.enable')?.value === 'true' || eff.get('iceberg.enabled')?.value === 'true';
+  const local = (name: string, total: string) => (tiered && n(name) !== -2 ? n(name) : n(total));
   return {
     'segment.bytes': n('segment.bytes'),
     'segment.ms': n('segment.ms'),
-    'retention.ms': n('retention.ms'),
-    'retention.bytes': n('retention.bytes'),
+    'retention.ms': local('local.retention.ms', 'retention.ms'),
+    'retention.bytes': local('local.retention.bytes', 'retention.bytes'),
     'flush.messages': n('flush.messages'),
     'flush.ms': n('flush.ms'),
     'index.interval.bytes': n('index.interval.bytes'),
@@ -32,13 +36,28 @@ export function logConfigFor(overrides: Readonly<Record<string, string>>, broker
   };
 }
 
+/** Told after a topic is created, altered or deleted (record undefined); used by tiering to follow configs. */
+export type TopicChangeListener = (name: string, record: TopicRecord | undefined) => void;
+
 export class TopicManager {
+  private readonly changeListeners = new Set<TopicChangeListener>();
+
   constructor(
     readonly metadata: MetadataStore,
     readonly logs: LogManager,
     readonly config: BrokerConfig,
     private readonly log: Logger,
   ) {}
+
+  /** Subscribes to topic changes; returns the unsubscribe function. */
+  onChange(listener: TopicChangeListener): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private changed(name: string, record: TopicRecord | undefined): void {
+    for (const l of this.changeListeners) l(name, record);
+  }
 
   logConfigFor(overrides: Readonly<Record<string, string>>): LogTopicConfig {
     return logConfigFor(overrides, this.config);
@@ -100,6 +119,7 @@ export class TopicManager {
       throw err;
     }
     this.log.info('created topic', { topic: name, partitions: count });
+    this.changed(name, record);
     return record;
   }
 
@@ -122,6 +142,7 @@ export class TopicManager {
     await this.metadata.deleteTopic(name);
     for (let p = 0; p < topic.partitions; p++) await this.logs.delete(name, p);
     this.log.info('deleted topic', { topic: name });
+    this.changed(name, undefined);
     return topic;
   }
 
@@ -136,6 +157,7 @@ export class TopicManager {
     await this.metadata.setPartitionCount(name, count);
     const logConfig = this.logConfigFor(topic.configs);
     for (let p = topic.partitions; p < count; p++) await this.logs.getOrCreate(name, p, logConfig);
+    this.changed(name, this.metadata.getTopic(name));
   }
 
   /** Validates then applies config changes (null removes an override). */
@@ -150,5 +172,6 @@ export class TopicManager {
     const updated = await this.metadata.alterTopicConfigs(name, changes);
     const logConfig = this.logConfigFor(updated.configs);
     for (let p = 0; p < updated.partitions; p++) this.logs.get(name, p)?.updateConfig(logConfig);
+    this.changed(name, updated);
   }
 }

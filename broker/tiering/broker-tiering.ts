@@ -1,0 +1,251 @@
+/**
+ * The broker's side of tiered storage: the one place the broker meets the tiering plugin (through
+ * `tiering/plugin/api.ts`), so that handlers and logs see only `RemoteLogReader` and two log hooks.
+ *
+ * - Opens the warehouse (`iceberg.warehouse`, a folder or s3://), the built-in catalog, the plugin and the
+ *   Iceberg REST catalog server (`iceberg.rest.port`, -1 = off), and stops them in order.
+ * - Configures each topic from its configs (remote.storage.enable / iceberg.enabled, iceberg.namespace,
+ *   iceberg.commit.interval.ms, retention.*) when the broker starts and whenever topics change.
+ * - Log hooks: every closed segment of a tiered topic goes to the plugin's queue; a local segment may be
+ *   deleted only once the table holds it (local.retention.* decide when, via the partition log's config).
+ * - Rolls the active segment of every tiered partition each commit interval, so a quiet topic's records
+ *   reach the table within about one interval.
+ * - Applies total retention (retention.ms/bytes) to the tables on the broker's retention schedule.
+ * - After a restart, re-queues closed segments the table does not hold yet (the table's summary says which).
+ */
+import { mkdir } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { WarehouseCatalog } from '../../iceberg/catalog/warehouse.js';
+import type { FileIO } from '../../iceberg/io/file-io.js';
+import { createFileIO, schemeOf } from '../../iceberg/io/registry.js';
+import { RestCatalogServer } from '../../iceberg/rest/server.js';
+import type { TieringPlugin, TopicTieringConfig } from '../../tiering/plugin/api.js';
+import { IcebergTieringPlugin } from '../../tiering/plugin/iceberg-tiering.js';
+import type { SegmentCodec } from '../../tiering/plugin/segment-codec.js';
+import type { BrokerConfig } from '../config/settings.js';
+import type { ClosedSegmentEvent, LogManager, TopicPartition } from '../log/log-manager.js';
+import type { Logger } from '../logger.js';
+import type { TopicRecord } from '../metadata/metadata-store.js';
+import { effectiveConfigs, numericConfig } from '../topics/topic-configs.js';
+
+/** What Fetch and ListOffsets need from tiered storage. */
+export interface RemoteLogReader {
+  /** The partition's first offset, remote or local (Kafka's log start offset). */
+  logStartOffset(topic: string, partition: number, localStartOffset: number): number;
+  /** The highest offset committed to the table, -1 when none (ListOffsets -5). */
+  lastTieredOffset(topic: string, partition: number): number;
+  /** Batches from tiered storage at `fetchOffset` (below the local log start), empty when none. */
+  read(topic: string, partition: number, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<Buffer>;
+}
+
+/** The tiering settings of a topic from its configs and the broker's defaults. */
+export function topicTieringConfig(overrides: Readonly<Record<string, string>>, config: BrokerConfig): TopicTieringConfig {
+  const eff = effectiveConfigs(overrides, config);
+  const n = (name: string) => numericConfig(eff, name);
+  const never = (v: number) => (v < 0 || v >= Number.MAX_SAFE_INTEGER ? Infinity : v);
+  return {
+    enabled: eff.get('remote.storage.enable')?.value === 'true' || eff.get('iceberg.enabled')?.value === 'true',
+    namespace: (eff.get('iceberg.namespace')?.value ?? 'kafka').split('.').filter((s) => s !== ''),
+    commitIntervalMs: n('iceberg.commit.interval.ms'),
+    retentionMs: never(n('retention.ms')),
+    retentionBytes: never(n('retention.bytes')),
+  };
+}
+
+/** `./data/warehouse` -> `file:///abs/data/warehouse`; URLs pass through. */
+export function warehouseLocation(setting: string): string {
+  if (schemeOf(setting) !== undefined && !/^[A-Za-z]:[\\/]/.test(setting)) return setting.replace(/\/+$/, '');
+  const abs = isAbsolute(setting) ? setting : resolve(setting);
+  return pathToFileURL(abs).href.replace(/\/+$/, '');
+}
+
+export interface BrokerTieringOptions {
+  readonly config: BrokerConfig;
+  readonly log: Logger;
+  readonly codec: SegmentCodec;
+  /** Replaces the plugin built from the config (tests). */
+  readonly plugin?: TieringPlugin;
+}
+
+export class BrokerTiering implements RemoteLogReader {
+  private logs: LogManager | undefined;
+  private readonly rollTimers = new Map<string, { interval: number; timer: NodeJS.Timeout }>();
+  private retentionTimer: NodeJS.Timeout | undefined;
+  private restUrl: string | undefined;
+
+  private constructor(
+    readonly plugin: TieringPlugin,
+    private readonly io: FileIO | undefined,
+    private readonly rest: RestCatalogServer | undefined,
+    private readonly config: BrokerConfig,
+    private readonly log: Logger,
+  ) {}
+
+  /** Opens the warehouse, catalog, plugin and REST server; undefined when remote.log.storage.system.enable is off. */
+  static async start(options: BrokerTieringOptions): Promise<BrokerTiering | undefined> {
+    const { config, log } = options;
+    if (!config['remote.log.storage.system.enable']) return undefined;
+    if (options.plugin) return new BrokerTiering(options.plugin, undefined, undefined, config, log);
+    const warehouse = warehouseLocation(config['iceberg.warehouse']);
+    if (warehouse.startsWith('file:')) await mkdir(new URL(warehouse), { recursive: true });
+    const endpoint = config['iceberg.s3.endpoint'];
+    const region = config['iceberg.s3.region'];
+    const keyId = config['iceberg.s3.access.key.id'];
+    const io = createFileIO(warehouse, {
+      s3: {
+        ...(endpoint !== '' ? { endpoint, forcePathStyle: config['iceberg.s3.path.style.access'] } : {}),
+        ...(region !== '' ? { region } : {}),
+        ...(keyId !== '' ? { credentials: { accessKeyId: keyId, secretAccessKey: config['iceberg.s3.secret.access.key'] } } : {}),
+      },
+    });
+    const tableConfig: Record<string, string> = {};
+    if (endpoint !== '') {
+      tableConfig['s3.endpoint'] = endpoint;
+      tableConfig['s3.path-style-access'] = String(config['iceberg.s3.path.style.access']);
+    }
+    if (region !== '') tableConfig['s3.region'] = region;
+    const catalog = new WarehouseCatalog({ io, warehouse, tableConfig });
+    const tlog = log.child({ logger: 'tiering' });
+    const plugin = new IcebergTieringPlugin({
+      catalog,
+      io,
+      codec: options.codec,
+      maxConcurrentCopies: config['remote.log.manager.copier.thread.pool.size'],
+      onError: (err, context) => tlog.warn('tiering step failed; it will be retried', { err, ...context }),
+    });
+    let rest: RestCatalogServer | undefined;
+    const port = config['iceberg.rest.port'];
+    if (port >= 0) rest = new RestCatalogServer({ catalog, port, host: config['iceberg.rest.host'], warehouse, tableConfig });
+    const t = new BrokerTiering(plugin, io, rest, config, tlog);
+    if (rest) {
+      try {
+        t.restUrl = (await rest.start()).url;
+      } catch (err) {
+        await plugin.close();
+        await io.close();
+        throw new Error(`cannot start the Iceberg REST catalog on ${config['iceberg.rest.host']}:${port} (${(err as Error).message}); free the port, pick another with iceberg.rest.port, or set it to -1`, { cause: err });
+      }
+    }
+    return t;
+  }
+
+  /** The REST catalog's URL, when it runs. */
+  get restCatalogUrl(): string | undefined {
+    return this.restUrl;
+  }
+
+  /** Partition log hook: may this local segment be deleted? Only once the table holds all of it. */
+  canDeleteSegment = (tp: TopicPartition, _baseOffset: number, lastOffset: number): boolean => {
+    if (!this.plugin.isTiered(tp.topic)) return true;
+    return this.plugin.metadata.highestCommittedOffset(tp) >= lastOffset;
+  };
+
+  /** Partition log hook: a segment closed. */
+  onSegmentClosed = (event: ClosedSegmentEvent): void => {
+    this.plugin.segmentClosed({
+      topic: event.topic,
+      partition: event.partition,
+      baseOffset: event.baseOffset,
+      lastOffset: event.lastOffset,
+      path: event.path,
+      sizeInBytes: event.sizeInBytes,
+      maxTimestamp: event.maxTimestamp,
+    });
+  };
+
+  /** Configures every topic and re-queues closed segments the tables do not hold yet. */
+  async attach(logs: LogManager, topics: readonly TopicRecord[]): Promise<void> {
+    this.logs = logs;
+    for (const t of topics) await this.topicChanged(t.name, t);
+    this.retentionTimer = setInterval(() => {
+      this.enforceRetention().catch((err: unknown) => this.log.error('table retention failed', { err }));
+    }, this.config['log.retention.check.interval.ms']);
+    this.retentionTimer.unref();
+  }
+
+  /** A topic was created, altered or deleted (record undefined). */
+  async topicChanged(name: string, record: TopicRecord | undefined): Promise<void> {
+    if (record === undefined) {
+      this.stopRolling(name);
+      await this.plugin.removeTopic(name);
+      return;
+    }
+    const cfg = topicTieringConfig(record.configs, this.config);
+    await this.plugin.configureTopic(name, cfg);
+    if (!cfg.enabled) {
+      this.stopRolling(name);
+      return;
+    }
+    this.startRolling(name, cfg.commitIntervalMs);
+    for (let p = 0; p < record.partitions; p++) {
+      const plog = this.logs?.get(name, p);
+      if (plog === undefined) continue;
+      const committed = this.plugin.metadata.highestCommittedOffset({ topic: name, partition: p });
+      for (const s of plog.segmentInfos()) {
+        if (!s.active && s.lastOffset > committed) this.onSegmentClosed({ ...s, topic: name, partition: p });
+      }
+    }
+  }
+
+  private startRolling(topic: string, interval: number): void {
+    const existing = this.rollTimers.get(topic);
+    if (existing?.interval === interval) return;
+    if (existing) clearInterval(existing.timer);
+    const timer = setInterval(() => {
+      for (const [tp, plog] of this.logs?.entries() ?? []) {
+        if (tp.topic !== topic) continue;
+        plog.roll().catch((err: unknown) => this.log.warn('commit-interval roll failed', { err, topic, partition: tp.partition }));
+      }
+    }, Math.min(interval, 0x7fffffff));
+    timer.unref();
+    this.rollTimers.set(topic, { interval, timer });
+  }
+
+  private stopRolling(topic: string): void {
+    const t = this.rollTimers.get(topic);
+    if (t) clearInterval(t.timer);
+    this.rollTimers.delete(topic);
+  }
+
+  /** Total retention on every tiered table. */
+  async enforceRetention(now = Date.now()): Promise<number> {
+    let n = 0;
+    for (const topic of new Set([...(this.logs?.entries() ?? [])].map(([tp]) => tp.topic))) {
+      if (this.plugin.isTiered(topic)) n += await this.plugin.enforceRetention(topic, now);
+    }
+    return n;
+  }
+
+  logStartOffset(topic: string, partition: number, localStartOffset: number): number {
+    if (!this.plugin.isTiered(topic)) return localStartOffset;
+    const remote = this.plugin.metadata.remoteLogStartOffset({ topic, partition });
+    return remote === undefined ? localStartOffset : Math.min(remote, localStartOffset);
+  }
+
+  lastTieredOffset(topic: string, partition: number): number {
+    return this.plugin.isTiered(topic) ? this.plugin.metadata.highestCommittedOffset({ topic, partition }) : -1;
+  }
+
+  async read(topic: string, partition: number, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<Buffer> {
+    if (!this.plugin.isTiered(topic)) return Buffer.alloc(0);
+    const committed = this.plugin.metadata.highestCommittedOffset({ topic, partition });
+    if (fetchOffset > committed) return Buffer.alloc(0);
+    return (await this.plugin.read({ topic, partition }, fetchOffset, maxBytes, minOneBatch)).records;
+  }
+
+  /** Copies and commits everything queued (tests and tools). */
+  drain(): Promise<void> {
+    return this.plugin.drain();
+  }
+
+  /** Stops timers, the REST server and the plugin (which commits what it copied). */
+  async stop(): Promise<void> {
+    for (const t of this.rollTimers.values()) clearInterval(t.timer);
+    this.rollTimers.clear();
+    clearInterval(this.retentionTimer);
+    await this.rest?.close();
+    await this.plugin.close();
+    await this.io?.close();
+  }
+}
