@@ -1,0 +1,167 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { WarehouseCatalog } from '../../../iceberg/catalog/warehouse.js';
+import { LocalFileIO } from '../../../iceberg/io/local.js';
+import { Table } from '../../../iceberg/table.js';
+import { encodeRecordBatch } from '../../../protocol/record-batch/record-batch.js';
+import type { LogSegmentData, TopicTieringConfig } from '../../../tiering/plugin/api.js';
+import { ConvertCodec } from '../../../tiering/plugin/convert-codec.js';
+import { IcebergTieringPlugin } from '../../../tiering/plugin/iceberg-tiering.js';
+import { COMMITTED_OFFSET_PREFIX } from '../../../tiering/plugin/partition-manifest.js';
+
+const TOPIC = 'orders';
+const CONFIG: TopicTieringConfig = { enabled: true, namespace: ['kafka'], commitIntervalMs: 60_000, retentionMs: Infinity, retentionBytes: Infinity };
+
+interface Env {
+  dir: string;
+  warehouse: string;
+  open(): { plugin: IcebergTieringPlugin; catalog: WarehouseCatalog; io: LocalFileIO };
+}
+
+async function env(t: { after: (fn: () => Promise<void> | void) => void }): Promise<Env> {
+  const dir = await mkdtemp(join(tmpdir(), 'floe-tiering-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const warehouse = pathToFileURL(join(dir, 'warehouse')).href;
+  return {
+    dir,
+    warehouse,
+    open() {
+      const io = new LocalFileIO({ root: warehouse, fsync: false });
+      const catalog = new WarehouseCatalog({ io, warehouse });
+      const plugin = new IcebergTieringPlugin({ catalog, io, codec: new ConvertCodec(), retryBaseMs: 1, retryMaxMs: 5, onError: (err) => console.error("TIERR", err) });
+      t.after(() => plugin.close());
+      return { plugin, catalog, io };
+    },
+  };
+}
+
+/** A segment file of `batches` batches of `per` records from `base`, values `p<partition>-<offset>`. */
+async function segment(dir: string, partition: number, base: number, batches: number, per: number): Promise<LogSegmentData> {
+  const parts: Buffer[] = [];
+  let offset = base;
+  for (let b = 0; b < batches; b++) {
+    const records = Array.from({ length: per }, (_, i) => ({
+      key: i % 3 === 0 ? null : Buffer.from(`k${offset + i}`),
+      value: Buffer.from(`p${partition}-${offset + i}`),
+      timestampDelta: i,
+      headers: [
+        { key: 'h', value: Buffer.from('1') },
+        { key: 'h', value: null },
+      ],
+    }));
+    parts.push(encodeRecordBatch({ baseOffset: BigInt(offset), baseTimestamp: 1_700_000_000_000n + BigInt(offset), compression: b % 2 === 0 ? 'zstd' : 'none', producerId: 7n, producerEpoch: 0, baseSequence: offset, records }));
+    offset += per;
+  }
+  const path = join(dir, `${partition}-${String(base).padStart(20, '0')}.log`);
+  const bytes = Buffer.concat(parts);
+  await writeFile(path, bytes);
+  return { topic: TOPIC, partition, baseOffset: base, lastOffset: offset - 1, path, sizeInBytes: bytes.length, maxTimestamp: 1_700_000_000_000 + offset - 1 };
+}
+
+async function tableRows(warehouse: string, catalog: WarehouseCatalog, io: LocalFileIO, t: { after: (fn: () => void) => void }): Promise<{ partition: number; offset: number; value: string }[]> {
+  const table = await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io);
+  const files = (await table.files()).dataFiles.map((e) => fileURLToPath(e.data_file.file_path));
+  if (files.length === 0) return [];
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  t.after(() => {
+    conn.closeSync();
+    db.closeSync();
+  });
+  const list = files.map((f) => `'${f}'`).join(', ');
+  const rows = (await conn.runAndReadAll(`select kafka.partition as p, kafka."offset" as o, decode(value) as v from read_parquet([${list}]) order by p, o`)).getRowObjectsJson();
+  void warehouse;
+  return rows.map((r) => ({ partition: Number(r['p']), offset: Number(r['o']), value: String(r['v']) }));
+}
+
+function expected(ranges: [number, number, number][]): { partition: number; offset: number; value: string }[] {
+  const out = [];
+  for (const [p, from, to] of ranges) for (let o = from; o <= to; o++) out.push({ partition: p, offset: o, value: `p${p}-${o}` });
+  return out;
+}
+
+test('segments of several partitions land in one snapshot with per-partition committed offsets; DuckDB sees one row per record', async (t) => {
+  const e = await env(t);
+  const { plugin, catalog, io } = e.open();
+  await plugin.configureTopic(TOPIC, CONFIG);
+  const segs = [await segment(e.dir, 0, 0, 2, 5), await segment(e.dir, 0, 10, 1, 4), await segment(e.dir, 1, 0, 3, 3)];
+  for (const s of segs) plugin.segmentClosed(s);
+  await plugin.drain();
+
+  const table = await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io);
+  const snapshots = table.metadata.snapshots;
+  assert.equal(snapshots.length, 1, 'one commit for three segments of two partitions');
+  assert.equal(snapshots[0]?.summary[COMMITTED_OFFSET_PREFIX + 0], '13');
+  assert.equal(snapshots[0]?.summary[COMMITTED_OFFSET_PREFIX + 1], '8');
+  assert.equal(table.metadata.properties['floe.owner'], 'floe-tiering');
+  assert.equal(plugin.metadata.highestCommittedOffset({ topic: TOPIC, partition: 0 }), 13);
+  assert.equal(plugin.metadata.remoteLogStartOffset({ topic: TOPIC, partition: 1 }), 0);
+  assert.deepEqual(plugin.metadata.listRemoteLogSegments({ topic: TOPIC, partition: 0 }).map((s) => [s.baseOffset, s.lastOffset]), [[0, 9], [10, 13]]);
+  assert.equal(plugin.metadata.remoteLogSegmentFor({ topic: TOPIC, partition: 0 }, 11)?.baseOffset, 10);
+  assert.deepEqual(await tableRows(e.warehouse, catalog, io, t), expected([[0, 0, 13], [1, 0, 8]]));
+});
+
+test('a restarted plugin resumes from the table: re-queued segments add no rows, new ones continue the history', async (t) => {
+  const e = await env(t);
+  const first = e.open();
+  await first.plugin.configureTopic(TOPIC, CONFIG);
+  const s0 = await segment(e.dir, 0, 0, 2, 5);
+  first.plugin.segmentClosed(s0);
+  await first.plugin.drain();
+  await first.plugin.close();
+
+  // A new process: nothing in memory, only the warehouse.
+  const second = e.open();
+  await second.plugin.configureTopic(TOPIC, CONFIG);
+  assert.equal(second.plugin.metadata.highestCommittedOffset({ topic: TOPIC, partition: 0 }), 9);
+  second.plugin.segmentClosed(s0); // the broker re-queues what its disk still holds
+  second.plugin.segmentClosed(await segment(e.dir, 0, 10, 1, 5));
+  await second.plugin.drain();
+  const table = await Table.load(second.catalog, { namespace: ['kafka'], name: TOPIC }, second.io);
+  assert.equal(table.metadata.snapshots.length, 2);
+  assert.deepEqual(await tableRows(e.warehouse, second.catalog, second.io, t), expected([[0, 0, 14]]));
+});
+
+test('a commit whose offsets the table already holds is refused and settled from the table, without duplicate rows', async (t) => {
+  const e = await env(t);
+  const a = e.open();
+  const b = e.open();
+  await a.plugin.configureTopic(TOPIC, CONFIG);
+  await b.plugin.configureTopic(TOPIC, CONFIG);
+  const s0 = await segment(e.dir, 0, 0, 1, 6);
+  // Both copy the same segment (as a crashed broker and its restart would); a commits first.
+  const copiedByA = await a.plugin.storage.copyLogSegmentData(s0);
+  const copiedByB = await b.plugin.storage.copyLogSegmentData(s0);
+  await a.plugin.metadata.commitRemoteLogSegments([copiedByA]);
+  await b.plugin.metadata.commitRemoteLogSegments([copiedByB]); // stale view: validate refuses, reload shows it landed
+  assert.equal(b.plugin.metadata.highestCommittedOffset({ topic: TOPIC, partition: 0 }), 5);
+  const table = await Table.load(a.catalog, { namespace: ['kafka'], name: TOPIC }, a.io);
+  assert.equal(table.metadata.snapshots.length, 1);
+  assert.deepEqual(await tableRows(e.warehouse, a.catalog, a.io, t), expected([[0, 0, 5]]));
+});
+
+test('total retention removes the oldest segments rows, files and index in one commit and moves the remote log start', async (t) => {
+  const e = await env(t);
+  const { plugin, catalog, io } = e.open();
+  await plugin.configureTopic(TOPIC, { ...CONFIG, retentionMs: 1000 });
+  const old = await segment(e.dir, 0, 0, 1, 4);
+  const recent = await segment(e.dir, 0, 4, 1, 4);
+  plugin.segmentClosed(old);
+  plugin.segmentClosed(recent);
+  await plugin.drain();
+  const [oldMeta] = plugin.metadata.listRemoteLogSegments({ topic: TOPIC, partition: 0 });
+  assert.ok(oldMeta);
+  // "now" is 1.5 s after the old segment's max timestamp and within a second of the recent one's.
+  const removed = await plugin.enforceRetention(TOPIC, old.maxTimestamp + 1500);
+  assert.equal(removed, 1);
+  assert.equal(plugin.metadata.remoteLogStartOffset({ topic: TOPIC, partition: 0 }), 4);
+  assert.deepEqual(await tableRows(e.warehouse, catalog, io, t), expected([[0, 4, 7]]));
+  for (const f of [...oldMeta.dataFiles, ...oldMeta.indexFiles]) assert.equal(await io.head(f), undefined, `${f} is deleted`);
+  const table = await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io);
+  assert.equal(table.currentSnapshot()?.summary['operation'], 'delete');
+});

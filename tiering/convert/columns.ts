@@ -1,0 +1,358 @@
+/**
+ * Column builders for topic rows: typed arrays that grow by doubling, turned into Arrow data with the
+ * id-carrying types of ./schema.ts without going through apache-arrow's generic builders (which box every
+ * value). Int64 columns are written as two int32 halves of a BigInt64Array's buffer, so no BigInt is made
+ * per row. Offsets and timestamps must be safe integers (|v| < 2^53), which every real Kafka value is.
+ */
+import * as arrow from 'apache-arrow';
+import { topicArrowSchema } from './schema.js';
+
+const TWO_32 = 4294967296;
+
+class Bytes {
+  buf: Uint8Array;
+  len = 0;
+  constructor(initial: number) {
+    this.buf = new Uint8Array(Math.max(16, initial));
+  }
+  append(src: Uint8Array): void {
+    const need = this.len + src.length;
+    if (need > this.buf.length) {
+      let cap = this.buf.length * 2;
+      while (cap < need) cap *= 2;
+      const next = new Uint8Array(cap);
+      next.set(this.buf.subarray(0, this.len));
+      this.buf = next;
+    }
+    this.buf.set(src, this.len);
+    this.len = need;
+  }
+  appendUtf8(s: string): void {
+    // Header keys are short; encode into the spare capacity, growing when it does not fit.
+    const max = s.length * 3;
+    if (this.len + max > this.buf.length) {
+      let cap = this.buf.length * 2;
+      while (cap < this.len + max) cap *= 2;
+      const next = new Uint8Array(cap);
+      next.set(this.buf.subarray(0, this.len));
+      this.buf = next;
+    }
+    this.len += Buffer.from(this.buf.buffer, this.buf.byteOffset, this.buf.length).write(s, this.len, 'utf8');
+  }
+}
+
+class Validity {
+  bits: Uint8Array;
+  nulls = 0;
+  constructor(rows: number) {
+    this.bits = new Uint8Array(Math.max(8, (rows + 7) >> 3));
+  }
+  set(i: number, valid: boolean): void {
+    if (i >> 3 >= this.bits.length) {
+      const next = new Uint8Array(this.bits.length * 2);
+      next.set(this.bits);
+      this.bits = next;
+    }
+    if (valid) this.bits[i >> 3]! |= 1 << (i & 7);
+    else this.nulls++;
+  }
+}
+
+class Int32Col {
+  arr: Int32Array;
+  len = 0;
+  readonly validity: Validity | null;
+  constructor(rows: number, nullable: boolean) {
+    this.arr = new Int32Array(Math.max(8, rows));
+    this.validity = nullable ? new Validity(rows) : null;
+  }
+  private grow(): void {
+    const next = new Int32Array(this.arr.length * 2);
+    next.set(this.arr);
+    this.arr = next;
+  }
+  push(v: number): void {
+    if (this.len === this.arr.length) this.grow();
+    this.validity?.set(this.len, true);
+    this.arr[this.len++] = v;
+  }
+  pushNull(): void {
+    if (this.len === this.arr.length) this.grow();
+    this.validity!.set(this.len, false);
+    this.arr[this.len++] = 0;
+  }
+  data(type: arrow.DataType): arrow.Data {
+    return arrow.makeData({
+      type: type as arrow.Int32,
+      length: this.len,
+      nullCount: this.validity?.nulls ?? 0,
+      ...(this.validity && this.validity.nulls > 0 ? { nullBitmap: this.validity.bits } : {}),
+      data: this.arr.subarray(0, this.len),
+    }) as arrow.Data;
+  }
+}
+
+class Int64Col {
+  halves: Int32Array;
+  len = 0;
+  readonly validity: Validity | null;
+  constructor(rows: number, nullable: boolean) {
+    this.halves = new Int32Array(Math.max(16, rows * 2));
+    this.validity = nullable ? new Validity(rows) : null;
+  }
+  private grow(): void {
+    const next = new Int32Array(this.halves.length * 2);
+    next.set(this.halves);
+    this.halves = next;
+  }
+  /** A safe integer (little-endian halves: low word first). */
+  push(v: number): void {
+    if (this.len * 2 === this.halves.length) this.grow();
+    this.validity?.set(this.len, true);
+    const hi = Math.floor(v / TWO_32);
+    this.halves[this.len * 2] = (v - hi * TWO_32) | 0;
+    this.halves[this.len * 2 + 1] = hi;
+    this.len++;
+  }
+  pushNull(): void {
+    if (this.len * 2 === this.halves.length) this.grow();
+    this.validity!.set(this.len, false);
+    this.halves[this.len * 2] = 0;
+    this.halves[this.len * 2 + 1] = 0;
+    this.len++;
+  }
+  data(type: arrow.DataType): arrow.Data {
+    return arrow.makeData({
+      type: type as arrow.Int64,
+      length: this.len,
+      nullCount: this.validity?.nulls ?? 0,
+      ...(this.validity && this.validity.nulls > 0 ? { nullBitmap: this.validity.bits } : {}),
+      data: new BigInt64Array(this.halves.buffer, 0, this.len),
+    }) as arrow.Data;
+  }
+}
+
+class BinaryCol {
+  offsets: Int32Array;
+  len = 0;
+  readonly bytes: Bytes;
+  readonly validity: Validity;
+  constructor(rows: number, bytes: number) {
+    this.offsets = new Int32Array(Math.max(8, rows + 1));
+    this.bytes = new Bytes(bytes);
+    this.validity = new Validity(rows);
+  }
+  private next(): void {
+    if (this.len + 1 === this.offsets.length) {
+      const n = new Int32Array(this.offsets.length * 2);
+      n.set(this.offsets);
+      this.offsets = n;
+    }
+  }
+  push(v: Uint8Array | null): void {
+    this.next();
+    this.validity.set(this.len, v !== null);
+    if (v !== null) this.bytes.append(v);
+    this.offsets[++this.len] = this.bytes.len;
+  }
+  pushString(s: string): void {
+    this.next();
+    this.validity.set(this.len, true);
+    this.bytes.appendUtf8(s);
+    this.offsets[++this.len] = this.bytes.len;
+  }
+  data(type: arrow.DataType): arrow.Data {
+    return arrow.makeData({
+      type: type as arrow.Binary,
+      length: this.len,
+      nullCount: this.validity.nulls,
+      ...(this.validity.nulls > 0 ? { nullBitmap: this.validity.bits } : {}),
+      valueOffsets: this.offsets.subarray(0, this.len + 1),
+      data: this.bytes.buf.subarray(0, this.bytes.len),
+    }) as arrow.Data;
+  }
+}
+
+/** The batch-level fields repeated on each row of the batch (the `kafka.batch` struct). */
+export interface RowBatchFields {
+  readonly baseOffset: number;
+  readonly lastOffsetDelta: number;
+  readonly partitionLeaderEpoch: number;
+  readonly attributes: number;
+  readonly baseTimestamp: number;
+  readonly maxTimestamp: number;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly baseSequence: number;
+  readonly recordsCount: number;
+}
+
+export interface RowHeader {
+  readonly key: string;
+  readonly value: Uint8Array | null;
+}
+
+function child(type: arrow.DataType, i: number): arrow.DataType {
+  return (type.children[i] as arrow.Field).type;
+}
+
+/** Accumulates topic rows and hands them out as Arrow record batches of the topic schema. */
+export class TopicRowBuilder {
+  rows = 0;
+  /** Key, value and header bytes appended so far (the figure row groups are sized by). */
+  payloadBytes = 0;
+  private partition!: Int32Col;
+  private offset!: Int64Col;
+  private timestamp!: Int64Col;
+  private timestampType!: Int32Col;
+  private key!: BinaryCol;
+  private headerOffsets!: Int32Array;
+  private headerCount = 0;
+  private headerKey!: BinaryCol;
+  private headerValue!: BinaryCol;
+  private batchCols!: Int64Col[];
+  private batchInts!: Int32Col[];
+  private recordAttributes!: Int32Col;
+  private timestampDelta!: Int64Col;
+  private rawRecord!: BinaryCol;
+  private value!: BinaryCol;
+
+  constructor(private readonly expectedRows = 4096, private readonly expectedBytes = 1 << 20) {
+    this.reset();
+  }
+
+  private reset(): void {
+    const r = this.expectedRows;
+    this.rows = 0;
+    this.payloadBytes = 0;
+    this.partition = new Int32Col(r, false);
+    this.offset = new Int64Col(r, false);
+    this.timestamp = new Int64Col(r, false);
+    this.timestampType = new Int32Col(r, false);
+    this.key = new BinaryCol(r, 1024);
+    this.headerOffsets = new Int32Array(r + 1);
+    this.headerCount = 0;
+    this.headerKey = new BinaryCol(64, 1024);
+    this.headerValue = new BinaryCol(64, 1024);
+    // base_offset, base_timestamp, max_timestamp, producer_id
+    this.batchCols = [0, 1, 2, 3].map(() => new Int64Col(r, false));
+    // last_offset_delta, partition_leader_epoch, attributes, producer_epoch, base_sequence, records_count
+    this.batchInts = [0, 1, 2, 3, 4, 5].map(() => new Int32Col(r, false));
+    this.recordAttributes = new Int32Col(r, true);
+    this.timestampDelta = new Int64Col(r, true);
+    this.rawRecord = new BinaryCol(r, 16);
+    this.value = new BinaryCol(r, this.expectedBytes);
+  }
+
+  addRow(
+    partition: number,
+    offset: number,
+    timestampMicros: number,
+    timestampType: number,
+    key: Uint8Array | null,
+    value: Uint8Array | null,
+    headers: readonly RowHeader[],
+    batch: RowBatchFields,
+    recordAttributes: number,
+    timestampDelta: number | null,
+    rawRecord: Uint8Array | null,
+  ): void {
+    this.partition.push(partition);
+    this.offset.push(offset);
+    this.timestamp.push(timestampMicros);
+    this.timestampType.push(timestampType);
+    this.key.push(key);
+    this.value.push(value);
+    let payload = (key?.length ?? 0) + (value?.length ?? 0);
+    for (let h = 0; h < headers.length; h++) {
+      const hd = headers[h]!;
+      this.headerKey.pushString(hd.key);
+      this.headerValue.push(hd.value);
+      payload += hd.key.length + (hd.value?.length ?? 0);
+    }
+    this.headerCount += headers.length;
+    if (this.rows + 1 >= this.headerOffsets.length) {
+      const n = new Int32Array(this.headerOffsets.length * 2);
+      n.set(this.headerOffsets);
+      this.headerOffsets = n;
+    }
+    this.headerOffsets[this.rows + 1] = this.headerCount;
+    const [bo, bts, mts, pid] = this.batchCols as [Int64Col, Int64Col, Int64Col, Int64Col];
+    bo.push(batch.baseOffset);
+    bts.push(batch.baseTimestamp);
+    mts.push(batch.maxTimestamp);
+    pid.push(batch.producerId);
+    const [lod, ple, attrs, pep, bseq, cnt] = this.batchInts as [Int32Col, Int32Col, Int32Col, Int32Col, Int32Col, Int32Col];
+    lod.push(batch.lastOffsetDelta);
+    ple.push(batch.partitionLeaderEpoch);
+    attrs.push(batch.attributes);
+    pep.push(batch.producerEpoch);
+    bseq.push(batch.baseSequence);
+    cnt.push(batch.recordsCount);
+    if (recordAttributes === 0) this.recordAttributes.pushNull();
+    else this.recordAttributes.push(recordAttributes);
+    if (timestampDelta === null) this.timestampDelta.pushNull();
+    else this.timestampDelta.push(timestampDelta);
+    this.rawRecord.push(rawRecord);
+    this.rows++;
+    this.payloadBytes += payload;
+  }
+
+  /** The rows added since the last flush as one Arrow record batch; the builder starts over. */
+  flush(): arrow.RecordBatch {
+    const schema = topicArrowSchema();
+    const kafkaType = (schema.fields[0] as arrow.Field).type as arrow.Struct;
+    const valueType = (schema.fields[1] as arrow.Field).type;
+    const headersType = child(kafkaType, 5) as arrow.List;
+    const headerStruct = child(headersType, 0) as arrow.Struct;
+    const batchType = child(kafkaType, 6) as arrow.Struct;
+    const n = this.rows;
+    const [bo, bts, mts, pid] = this.batchCols as [Int64Col, Int64Col, Int64Col, Int64Col];
+    const [lod, ple, attrs, pep, bseq, cnt] = this.batchInts as [Int32Col, Int32Col, Int32Col, Int32Col, Int32Col, Int32Col];
+    const batchData = arrow.makeData({
+      type: batchType,
+      length: n,
+      nullCount: 0,
+      children: [
+        bo.data(child(batchType, 0)),
+        lod.data(child(batchType, 1)),
+        ple.data(child(batchType, 2)),
+        attrs.data(child(batchType, 3)),
+        bts.data(child(batchType, 4)),
+        mts.data(child(batchType, 5)),
+        pid.data(child(batchType, 6)),
+        pep.data(child(batchType, 7)),
+        bseq.data(child(batchType, 8)),
+        cnt.data(child(batchType, 9)),
+      ],
+    });
+    const headerElems = arrow.makeData({
+      type: headerStruct,
+      length: this.headerCount,
+      nullCount: 0,
+      children: [this.headerKey.data(child(headerStruct, 0)), this.headerValue.data(child(headerStruct, 1))],
+    });
+    const headers = arrow.makeData({ type: headersType, length: n, nullCount: 0, valueOffsets: this.headerOffsets.subarray(0, n + 1), child: headerElems });
+    const kafka = arrow.makeData({
+      type: kafkaType,
+      length: n,
+      nullCount: 0,
+      children: [
+        this.partition.data(child(kafkaType, 0)),
+        this.offset.data(child(kafkaType, 1)),
+        this.timestamp.data(child(kafkaType, 2)),
+        this.timestampType.data(child(kafkaType, 3)),
+        this.key.data(child(kafkaType, 4)),
+        headers as arrow.Data,
+        batchData as arrow.Data,
+        this.recordAttributes.data(child(kafkaType, 7)),
+        this.timestampDelta.data(child(kafkaType, 8)),
+        this.rawRecord.data(child(kafkaType, 9)),
+      ],
+    });
+    const root = arrow.makeData({ type: new arrow.Struct(schema.fields), length: n, nullCount: 0, children: [kafka as arrow.Data, this.value.data(valueType)] });
+    const out = new arrow.RecordBatch(schema, root);
+    this.reset();
+    return out;
+  }
+}

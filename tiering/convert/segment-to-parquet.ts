@@ -1,0 +1,359 @@
+/**
+ * A closed log segment (whole v2 batches, as stored) becomes Parquet data files of the topic table plus,
+ * for each, its segment-to-offset index (../offset-index/format.ts).
+ *
+ * - Streaming and bounded: batches are decoded one at a time into Arrow chunks of `chunkRows` rows, which
+ *   the Parquet writer pulls as it goes; a data file is closed at a batch boundary once it holds
+ *   `targetFileBytes` of log bytes, and the caller receives it (async generator) before the next begins.
+ *   Memory is the segment plus one file's output plus one row group inside the writer.
+ * - Row groups are ordered by offset and hold about `targetRowGroupBytes` of keys, values and headers (the
+ *   row count is set per file from a sample of its first batches), so a fetch reads about that much.
+ * - Only data records become rows. Control batches and batches left without records by compaction are kept
+ *   whole in the index. (Aborted transactional data is still converted to rows here; hiding it from Iceberg
+ *   readers with positional deletes is the commit layer's job once the aborted ranges are known.)
+ * - Fidelity is checked for every batch: its records are re-encoded from the decoded fields and compared
+ *   with the stored bytes. Records that do not come back identical (a header key that is not UTF-8, a
+ *   non-minimal varint, a timestamp out of microsecond range) keep their exact bytes in `kafka.raw_record`.
+ * - File names derive from partition and offsets only (../offset-index/location.ts): a retry overwrites.
+ */
+import type * as arrow from 'apache-arrow';
+import { writeParquet, type ParquetCompression, type ParquetWriteResult } from '../../iceberg/parquet/writer.js';
+import { ATTR_CONTROL, ATTR_TIMESTAMP_TYPE_LOG_APPEND, BATCH_HEADER_SIZE, readBatchHeader, type BatchHeader } from '../../protocol/record-batch/header.js';
+import { nextBatch, type BatchBounds } from '../../protocol/record-batch/batches.js';
+import { checkBatchBounds, recordsSection } from '../../protocol/record-batch/record-batch.js';
+import { compressionOf, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../../protocol/record-batch/compression.js';
+import { assertBatchCrc } from '../../protocol/record-batch/crc.js';
+import { decodeRecords, encodeRecords, type KafkaRecord } from '../../protocol/record-batch/records.js';
+import { readVarint } from '../../protocol/varint.js';
+import { TopicRowBuilder, type RowBatchFields } from './columns.js';
+import { TieringConvertError } from './errors.js';
+import { TOPIC_SCHEMA } from './schema.js';
+import { INDEX_VERSION, encodeSegmentIndex, type IndexedBatch, type IndexedRowGroup, type SegmentIndex } from '../offset-index/format.js';
+import { dataFilePath, indexPath } from '../offset-index/location.js';
+
+export interface ConvertOptions {
+  readonly partition: number;
+  /** Close a data file at the first batch boundary after this many log bytes; default 64 MiB. */
+  readonly targetFileBytes?: number;
+  /** Key, value and header bytes per row group; default 1 MiB (what one fetch reads). */
+  readonly targetRowGroupBytes?: number;
+  /** Upper bound on rows per row group; default 131,072. */
+  readonly maxRowGroupRows?: number;
+  /** Rows per Arrow chunk handed to the Parquet writer; default 16,384. */
+  readonly chunkRows?: number;
+  /** Parquet page compression; default zstd. */
+  readonly compression?: ParquetCompression;
+  /** Check every batch's CRC while reading the segment (default true). */
+  readonly verifyCrc?: boolean;
+}
+
+export interface ConvertedFile {
+  /** Data file path relative to the table location; null when the range holds no data records. */
+  readonly dataPath: string | null;
+  /** Offset index path relative to the table location. */
+  readonly indexPath: string;
+  /** The Parquet file with its footer, Iceberg metrics and split offsets; null with dataPath. */
+  readonly parquet: ParquetWriteResult | null;
+  readonly index: SegmentIndex;
+  readonly indexBytes: Buffer;
+  /** Log bytes (original batch sizes) this file covers. */
+  readonly logBytes: number;
+}
+
+export const DEFAULT_TARGET_FILE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_TARGET_ROW_GROUP_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_ROW_GROUP_ROWS = 128 * 1024;
+export const DEFAULT_CHUNK_ROWS = 16 * 1024;
+
+const MAX_SAFE_MICROS_MS = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
+
+function positive(name: string, v: number | undefined, dflt: number): number {
+  const x = v ?? dflt;
+  if (!Number.isSafeInteger(x) || x <= 0) throw new TieringConvertError('INVALID_OPTION', `${name} must be a positive integer, got ${String(v)}`);
+  return x;
+}
+
+function safe(v: bigint, what: string, at: number): number {
+  const n = Number(v);
+  if (!Number.isSafeInteger(n)) {
+    throw new TieringConvertError('INVALID_SEGMENT', `${what} ${v} of the batch at byte ${at} is beyond 2^53; Floe cannot tier it (the typed columns need safe integers)`);
+  }
+  return n;
+}
+
+/** The whole batches of a segment, checked to be v2 and in increasing offset order. */
+export function scanSegment(segment: Buffer): BatchBounds[] {
+  const out: BatchBounds[] = [];
+  let pos = 0;
+  let prevLast = -1n;
+  while (pos < segment.length) {
+    let b: BatchBounds | null;
+    try {
+      checkBatchBounds(segment, pos);
+      b = nextBatch(segment, pos);
+    } catch (cause) {
+      throw new TieringConvertError('INVALID_SEGMENT', `segment batch at byte ${pos} is unreadable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    }
+    if (b === null) throw new TieringConvertError('INVALID_SEGMENT', `segment ends inside a batch at byte ${pos}; only closed segments of whole batches can be tiered`);
+    if (b.baseOffset <= prevLast || b.lastOffset < b.baseOffset) {
+      throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${pos} covers offsets ${b.baseOffset}..${b.lastOffset}, not after ${prevLast}; the segment is out of order`);
+    }
+    prevLast = b.lastOffset;
+    out.push(b);
+    pos = b.end;
+  }
+  return out;
+}
+
+interface DecodedBatch {
+  readonly header: BatchHeader;
+  readonly data: Buffer;
+  readonly records: KafkaRecord[];
+}
+
+function decodeBatch(segment: Buffer, b: BatchBounds, verifyCrc: boolean): DecodedBatch {
+  try {
+    if (verifyCrc) assertBatchCrc(segment, b.start);
+    const header = readBatchHeader(segment, b.start);
+    const data = recordsSection(segment, b.start, b.end, compressionOf(header.attributes), DEFAULT_MAX_DECOMPRESSED_BYTES);
+    return { header, data, records: decodeRecords(data, header.recordsCount) };
+  } catch (cause) {
+    throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${b.start} (offset ${b.baseOffset}) cannot be decoded: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+function hasRows(segment: Buffer, b: BatchBounds): boolean {
+  const h = readBatchHeader(segment, b.start);
+  return (h.attributes & ATTR_CONTROL) === 0 && h.recordsCount > 0;
+}
+
+/** Byte spans [start, end) of each record inside a decompressed records section. */
+function recordSpans(data: Buffer, count: number): [number, number][] {
+  const spans: [number, number][] = [];
+  const cur = { pos: 0 };
+  for (let i = 0; i < count; i++) {
+    const start = cur.pos;
+    const len = readVarint(data, cur);
+    spans.push([start, cur.pos + len]);
+    cur.pos += len;
+  }
+  return spans;
+}
+
+/** Rows per row group for a file: the target payload divided by the payload per record of a sample. */
+function rowGroupRowsFor(segment: Buffer, batches: readonly BatchBounds[], targetBytes: number, maxRows: number, verifyCrc: boolean): number {
+  let rows = 0;
+  let bytes = 0;
+  for (const b of batches) {
+    if (!hasRows(segment, b)) continue;
+    const d = decodeBatch(segment, b, verifyCrc);
+    for (const r of d.records) {
+      bytes += (r.key?.length ?? 0) + (r.value?.length ?? 0);
+      for (const h of r.headers) bytes += h.key.length + (h.value?.length ?? 0);
+    }
+    rows += d.records.length;
+    if (rows >= 256 || bytes >= targetBytes) break;
+  }
+  if (rows === 0) return maxRows;
+  const perRow = Math.max(1, bytes / rows);
+  return Math.max(1, Math.min(maxRows, Math.round(targetBytes / perRow)));
+}
+
+/**
+ * Converts a closed segment into data files and their offset indexes, one file at a time. The caller
+ * uploads each file (data, then index) before pulling the next, which bounds memory to one file.
+ */
+export async function* convertSegment(segment: Buffer, options: ConvertOptions): AsyncGenerator<ConvertedFile, void, void> {
+  const partition = options.partition;
+  if (!Number.isInteger(partition) || partition < 0) throw new TieringConvertError('INVALID_OPTION', `partition must be a non-negative integer, got ${partition}`);
+  const targetFileBytes = positive('targetFileBytes', options.targetFileBytes, DEFAULT_TARGET_FILE_BYTES);
+  const targetRowGroupBytes = positive('targetRowGroupBytes', options.targetRowGroupBytes, DEFAULT_TARGET_ROW_GROUP_BYTES);
+  const maxRowGroupRows = positive('maxRowGroupRows', options.maxRowGroupRows, DEFAULT_MAX_ROW_GROUP_ROWS);
+  const chunkRows = positive('chunkRows', options.chunkRows, DEFAULT_CHUNK_ROWS);
+  const verifyCrc = options.verifyCrc ?? true;
+  const all = scanSegment(segment);
+  let i = 0;
+  while (i < all.length) {
+    const group: BatchBounds[] = [];
+    let logBytes = 0;
+    while (i < all.length && (group.length === 0 || logBytes < targetFileBytes)) {
+      const b = all[i++]!;
+      group.push(b);
+      logBytes += b.end - b.start;
+    }
+    yield await convertFile(segment, group, logBytes, {
+      partition,
+      rowGroupRows: rowGroupRowsFor(segment, group, targetRowGroupBytes, maxRowGroupRows, verifyCrc),
+      chunkRows,
+      compression: options.compression ?? 'zstd',
+      verifyCrc,
+    });
+  }
+}
+
+interface FileOptions {
+  readonly partition: number;
+  readonly rowGroupRows: number;
+  readonly chunkRows: number;
+  readonly compression: ParquetCompression;
+  readonly verifyCrc: boolean;
+}
+
+async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBytes: number, o: FileOptions): Promise<ConvertedFile> {
+  const first = group[0]!;
+  const last = group[group.length - 1]!;
+  const batches: IndexedBatch[] = [];
+  // First and last offset of each row group, recorded as rows are emitted (the writer cuts every N rows).
+  const rgFirst: number[] = [];
+  const rgLast: number[] = [];
+  let rows = 0;
+  let lastRowOffset = -1;
+  let minTs = Number.POSITIVE_INFINITY;
+  let maxTs = -1n;
+  const builder = new TopicRowBuilder(Math.min(o.chunkRows, 4096));
+
+  function* chunks(): Generator<arrow.RecordBatch, void, void> {
+    for (const b of group) {
+      const size = b.end - b.start;
+      const h = readBatchHeader(segment, b.start);
+      if (h.maxTimestamp > maxTs) maxTs = h.maxTimestamp;
+      const isControl = (h.attributes & ATTR_CONTROL) !== 0;
+      const indexed = {
+        baseOffset: h.baseOffset,
+        lastOffsetDelta: h.lastOffsetDelta,
+        recordsCount: h.recordsCount,
+        attributes: h.attributes,
+        partitionLeaderEpoch: h.partitionLeaderEpoch,
+        baseTimestamp: h.baseTimestamp,
+        maxTimestamp: h.maxTimestamp,
+        producerId: h.producerId,
+        producerEpoch: h.producerEpoch,
+        baseSequence: h.baseSequence,
+        firstRow: rows,
+        originalSize: size,
+      };
+      if (isControl || h.recordsCount === 0) {
+        const stored = Buffer.from(segment.subarray(b.start, b.end));
+        batches.push({ ...indexed, recordsBytes: size - BATCH_HEADER_SIZE, stored });
+        continue;
+      }
+      const d = decodeBatch(segment, b, o.verifyCrc);
+      batches.push({ ...indexed, recordsBytes: d.data.length, stored: null });
+      const exact = encodeRecords(d.records).equals(d.data);
+      const spans = exact ? null : recordSpans(d.data, d.records.length);
+      const logAppend = (h.attributes & ATTR_TIMESTAMP_TYPE_LOG_APPEND) !== 0;
+      const baseOffset = safe(h.baseOffset, 'base offset', b.start);
+      const baseTs = safe(h.baseTimestamp, 'base timestamp', b.start);
+      const maxTsN = safe(h.maxTimestamp, 'max timestamp', b.start);
+      const fields: RowBatchFields = {
+        baseOffset,
+        lastOffsetDelta: h.lastOffsetDelta,
+        partitionLeaderEpoch: h.partitionLeaderEpoch,
+        attributes: h.attributes,
+        baseTimestamp: baseTs,
+        maxTimestamp: maxTsN,
+        producerId: safe(h.producerId, 'producer id', b.start),
+        producerEpoch: h.producerEpoch,
+        baseSequence: h.baseSequence,
+        recordsCount: h.recordsCount,
+      };
+      for (let r = 0; r < d.records.length; r++) {
+        const rec = d.records[r]!;
+        let visible = logAppend ? maxTsN : baseTs + rec.timestampDelta;
+        let raw: Buffer | null = null;
+        if (spans !== null) {
+          const [s, e] = spans[r]!;
+          const one = d.data.subarray(s, e);
+          if (!encodeRecords([rec]).equals(one)) raw = one;
+        }
+        if (!(Math.abs(visible) <= MAX_SAFE_MICROS_MS)) {
+          const [s, e] = spans?.[r] ?? recordSpans(d.data, d.records.length)[r]!;
+          raw = d.data.subarray(s, e);
+          visible = Math.sign(visible) * MAX_SAFE_MICROS_MS;
+        }
+        if (visible < minTs) minTs = visible;
+        const offset = baseOffset + rec.offsetDelta;
+        const inGroup = rows % o.rowGroupRows;
+        if (inGroup === 0) rgFirst.push(offset);
+        if (inGroup === o.rowGroupRows - 1) rgLast.push(offset);
+        builder.addRow(
+          o.partition,
+          offset,
+          visible * 1000,
+          logAppend ? 1 : 0,
+          rec.key,
+          rec.value,
+          rec.headers,
+          fields,
+          rec.attributes,
+          logAppend ? rec.timestampDelta : null,
+          raw,
+        );
+        lastRowOffset = offset;
+        rows++;
+        if (builder.rows >= o.chunkRows) yield builder.flush();
+      }
+    }
+    if (builder.rows > 0) yield builder.flush();
+  }
+
+  const baseOffset = first.baseOffset;
+  const lastOffset = last.lastOffset;
+  const dataRows = group.some((b) => hasRows(segment, b));
+  let parquet: ParquetWriteResult | null = null;
+  let dataPath: string | null = null;
+  if (dataRows) {
+    dataPath = dataFilePath(o.partition, baseOffset, lastOffset);
+    const kv = new Map([
+      ['floe.kafka.partition', String(o.partition)],
+      ['floe.kafka.base-offset', baseOffset.toString()],
+      ['floe.kafka.last-offset', lastOffset.toString()],
+    ]);
+    parquet = await writeParquet(TOPIC_SCHEMA, chunks(), { compression: o.compression, rowGroupRows: o.rowGroupRows, keyValueMetadata: kv });
+  } else {
+    for (const _ of chunks()) void _;
+  }
+  if (rgLast.length < rgFirst.length) rgLast.push(lastRowOffset);
+
+  const rowGroups: IndexedRowGroup[] = [];
+  if (parquet) {
+    const rgs = parquet.footer.rowGroups;
+    if (rgs.length !== rgFirst.length) {
+      throw new TieringConvertError('INDEX_MISMATCH', `the Parquet writer made ${rgs.length} row groups where ${rgFirst.length} of ${o.rowGroupRows} rows were expected; the writer's row-group policy changed`);
+    }
+    let firstRow = 0;
+    rgs.forEach((rg, k) => {
+      let start = Number.POSITIVE_INFINITY;
+      let end = 0;
+      for (const c of rg.columns) {
+        const s = Number(c.startOffset);
+        if (s < start) start = s;
+        const e = s + Number(c.totalCompressedSize);
+        if (e > end) end = e;
+      }
+      const numRows = Number(rg.numRows);
+      const expected = k < rgs.length - 1 ? o.rowGroupRows : rows - firstRow;
+      if (numRows !== expected) {
+        throw new TieringConvertError('INDEX_MISMATCH', `row group ${k} has ${numRows} rows, expected ${expected}; the writer's row-group policy changed`);
+      }
+      rowGroups.push({ firstRow, numRows, firstOffset: BigInt(rgFirst[k]!), lastOffset: BigInt(rgLast[k]!), byteStart: start, byteLength: end - start });
+      firstRow += numRows;
+    });
+  }
+  const index: SegmentIndex = {
+    version: INDEX_VERSION,
+    partition: o.partition,
+    baseOffset,
+    lastOffset,
+    minTimestamp: rows > 0 ? BigInt(minTs) : -1n,
+    maxTimestamp: maxTs,
+    rowCount: rows,
+    dataFile:
+      parquet && dataPath
+        ? { path: dataPath, size: parquet.bytes.length, footerOffset: parquet.bytes.length - 8 - parquet.footer.metadataLength, footerLength: parquet.footer.metadataLength }
+        : null,
+    rowGroups,
+    batches,
+  };
+  return { dataPath, indexPath: indexPath(o.partition, baseOffset, lastOffset), parquet, index, indexBytes: encodeSegmentIndex(index), logBytes };
+}
