@@ -159,7 +159,12 @@ export class TieringScheduler {
       this.wakeTimer = undefined;
       this.pump();
     }, Math.max(0, at - this.now()));
-    this.wakeTimer.unref();
+    this.unrefUnlessWaited(this.wakeTimer);
+  }
+
+  /** Background timers must not keep the process alive, except while someone awaits drain(). */
+  private unrefUnlessWaited(timer: NodeJS.Timeout): void {
+    if (this.idleWaiters.length === 0) timer.unref();
   }
 
   private topicState(topic: string): TopicState {
@@ -190,7 +195,7 @@ export class TieringScheduler {
       q.segments.shift();
       q.failures = 0;
       t.uploaded.push(meta);
-      this.scheduleCommit(q.topic);
+      this.scheduleCommit(q.topic, q);
     } catch (err) {
       if (err instanceof TieringError && err.code === 'ALREADY_COMMITTED') {
         q.segments.shift();
@@ -208,15 +213,23 @@ export class TieringScheduler {
     }
   }
 
+  private copiesPending(topic: string, except?: PartitionQueue): boolean {
+    for (const q of this.queues.values()) if (q.topic === topic && ((q.busy && q !== except) || q.segments.length > 0)) return true;
+    return false;
+  }
+
   private backoff(failures: number): number {
     const base = this.options.retryBaseMs ?? 100;
     const max = this.options.retryMaxMs ?? 30_000;
     return Math.min(max, base * 2 ** Math.min(failures - 1, 20));
   }
 
-  private scheduleCommit(topic: string): void {
+  /** `from`: the queue whose copy just finished (it still counts as busy until its caller returns). */
+  private scheduleCommit(topic: string, from?: PartitionQueue): void {
     const t = this.topicState(topic);
     if (t.committing || t.uploaded.length === 0) return;
+    // Draining: wait for the topic's other copies so they share the commit (the last copy schedules it).
+    if (this.forcing && t.uploaded.length < this.maxUncommitted && this.copiesPending(topic, from)) return;
     const interval = this.options.commitIntervalMs(topic);
     const due = this.forcing || t.uploaded.length >= this.maxUncommitted ? 0 : t.lastCommitAt + interval + (t.failures > 0 ? this.backoff(t.failures) : 0);
     const wait = Math.max(0, due - this.now());
@@ -225,7 +238,7 @@ export class TieringScheduler {
       t.timer = undefined;
       void this.commitTopic(topic);
     }, wait);
-    t.timer.unref();
+    this.unrefUnlessWaited(t.timer);
   }
 
   private async commitTopic(topic: string, evenIfClosed = false): Promise<void> {

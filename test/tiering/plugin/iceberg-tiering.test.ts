@@ -33,7 +33,7 @@ async function env(t: { after: (fn: () => Promise<void> | void) => void }): Prom
     open() {
       const io = new LocalFileIO({ root: warehouse, fsync: false });
       const catalog = new WarehouseCatalog({ io, warehouse });
-      const plugin = new IcebergTieringPlugin({ catalog, io, codec: new ConvertCodec(), retryBaseMs: 1, retryMaxMs: 5, onError: (err) => console.error("TIERR", err) });
+      const plugin = new IcebergTieringPlugin({ catalog, io, codec: new ConvertCodec(), retryBaseMs: 1, retryMaxMs: 5 });
       t.after(() => plugin.close());
       return { plugin, catalog, io };
     },
@@ -41,7 +41,7 @@ async function env(t: { after: (fn: () => Promise<void> | void) => void }): Prom
 }
 
 /** A segment file of `batches` batches of `per` records from `base`, values `p<partition>-<offset>`. */
-async function segment(dir: string, partition: number, base: number, batches: number, per: number): Promise<LogSegmentData> {
+async function segment(dir: string, partition: number, base: number, batches: number, per: number, baseTimestamp = 1_700_000_000_000): Promise<LogSegmentData> {
   const parts: Buffer[] = [];
   let offset = base;
   for (let b = 0; b < batches; b++) {
@@ -54,13 +54,13 @@ async function segment(dir: string, partition: number, base: number, batches: nu
         { key: 'h', value: null },
       ],
     }));
-    parts.push(encodeRecordBatch({ baseOffset: BigInt(offset), baseTimestamp: 1_700_000_000_000n + BigInt(offset), compression: b % 2 === 0 ? 'zstd' : 'none', producerId: 7n, producerEpoch: 0, baseSequence: offset, records }));
+    parts.push(encodeRecordBatch({ baseOffset: BigInt(offset), baseTimestamp: BigInt(baseTimestamp + offset), compression: b % 2 === 0 ? 'zstd' : 'none', producerId: 7n, producerEpoch: 0, baseSequence: offset, records }));
     offset += per;
   }
   const path = join(dir, `${partition}-${String(base).padStart(20, '0')}.log`);
   const bytes = Buffer.concat(parts);
   await writeFile(path, bytes);
-  return { topic: TOPIC, partition, baseOffset: base, lastOffset: offset - 1, path, sizeInBytes: bytes.length, maxTimestamp: 1_700_000_000_000 + offset - 1 };
+  return { topic: TOPIC, partition, baseOffset: base, lastOffset: offset - 1, path, sizeInBytes: bytes.length, maxTimestamp: baseTimestamp + offset - 1 };
 }
 
 async function tableRows(warehouse: string, catalog: WarehouseCatalog, io: LocalFileIO, t: { after: (fn: () => void) => void }): Promise<{ partition: number; offset: number; value: string }[]> {
@@ -150,14 +150,14 @@ test('total retention removes the oldest segments rows, files and index in one c
   const { plugin, catalog, io } = e.open();
   await plugin.configureTopic(TOPIC, { ...CONFIG, retentionMs: 1000 });
   const old = await segment(e.dir, 0, 0, 1, 4);
-  const recent = await segment(e.dir, 0, 4, 1, 4);
+  const recent = await segment(e.dir, 0, 4, 1, 4, 1_700_000_010_000);
   plugin.segmentClosed(old);
   plugin.segmentClosed(recent);
   await plugin.drain();
   const [oldMeta] = plugin.metadata.listRemoteLogSegments({ topic: TOPIC, partition: 0 });
   assert.ok(oldMeta);
-  // "now" is 1.5 s after the old segment's max timestamp and within a second of the recent one's.
-  const removed = await plugin.enforceRetention(TOPIC, old.maxTimestamp + 1500);
+  // "now" is within a second of the recent segment's max timestamp, 10 s after the old one's.
+  const removed = await plugin.enforceRetention(TOPIC, recent.maxTimestamp + 500);
   assert.equal(removed, 1);
   assert.equal(plugin.metadata.remoteLogStartOffset({ topic: TOPIC, partition: 0 }), 4);
   assert.deepEqual(await tableRows(e.warehouse, catalog, io, t), expected([[0, 4, 7]]));
