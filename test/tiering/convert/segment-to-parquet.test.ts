@@ -1,0 +1,143 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { assignFreshSchemaIds } from '../../../iceberg/schema.js';
+import { encodeRecordBatch, decodeRecordBatch } from '../../../protocol/record-batch/record-batch.js';
+import { scanBatches } from '../../../protocol/record-batch/batches.js';
+import { convertSegment, type ConvertedFile } from '../../../tiering/convert/segment-to-parquet.js';
+import { FIELD_IDS, LAST_COLUMN_ID, TOPIC_SCHEMA } from '../../../tiering/convert/schema.js';
+import { buildSegment } from './segment-fixture.js';
+
+async function convertAll(segment: Buffer, opts: Partial<Parameters<typeof convertSegment>[1]> = {}): Promise<ConvertedFile[]> {
+  const out: ConvertedFile[] = [];
+  for await (const f of convertSegment(segment, { partition: 5, ...opts })) out.push(f);
+  return out;
+}
+
+async function duck(t: { after: (fn: () => void) => void }) {
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  t.after(() => {
+    conn.closeSync();
+    db.closeSync();
+  });
+  return async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJson();
+}
+
+const hex = (b: Buffer | null): string | null => (b === null ? null : b.toString('hex'));
+
+test('the schema ids are the ones Iceberg fresh-id assignment gives, so table creation keeps them', () => {
+  const { schema, lastColumnId } = assignFreshSchemaIds(TOPIC_SCHEMA, 0);
+  assert.deepEqual(schema, TOPIC_SCHEMA);
+  assert.equal(lastColumnId, LAST_COLUMN_ID);
+});
+
+test('DuckDB reads exactly one row per data record with identical key, value, headers, offset and timestamp', async (t) => {
+  const segment = buildSegment();
+  const files = await convertAll(segment, { targetRowGroupBytes: 8 * 1024 });
+  const dir = await mkdtemp(join(tmpdir(), 'floe-convert-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const paths: string[] = [];
+  for (const [i, f] of files.entries()) {
+    if (!f.parquet) continue;
+    const p = join(dir, `${i}.parquet`);
+    await writeFile(p, f.parquet.bytes);
+    paths.push(p);
+  }
+  const q = await duck(t);
+  const rows = await q(
+    `SELECT kafka.partition AS p, kafka.offset AS o, CAST(epoch_us(kafka.timestamp) AS VARCHAR) AS ts, kafka.timestamp_type AS tt, hex(kafka.key) AS k, hex(value) AS v,
+            to_json([{'k': h.key, 'v': hex(h.value)} FOR h IN kafka.headers]) AS hs, kafka.raw_record IS NOT NULL AS raw,
+            kafka.batch.producer_id AS pid
+       FROM read_parquet([${paths.map((p) => `'${p}'`).join(',')}]) ORDER BY o`,
+  );
+  const expected: Record<string, unknown>[] = [];
+  for (const b of scanBatches(segment).batches) {
+    const d = decodeRecordBatch(segment.subarray(b.start, b.end));
+    if (d.isControl) continue;
+    for (const r of d.records) {
+      const ts = d.timestampType === 'log-append' ? d.maxTimestamp : d.baseTimestamp + BigInt(r.timestampDelta);
+      const validKeys = r.headers.every((h) => Buffer.from(h.key, 'utf8').toString('utf8') === h.key && !h.key.includes('\ufffd'));
+      expected.push({
+        p: 5,
+        o: String(d.baseOffset + BigInt(r.offsetDelta)),
+        ts: String(ts * 1000n),
+        tt: d.timestampType === 'log-append' ? 1 : 0,
+        k: hex(r.key)?.toUpperCase() ?? null,
+        v: hex(r.value)?.toUpperCase() ?? null,
+        hs: JSON.stringify(r.headers.map((h) => ({ k: h.key, v: h.value === null ? null : h.value.toString('hex').toUpperCase() }))),
+        raw: !validKeys,
+        pid: String(d.producerId),
+      });
+    }
+  }
+  assert.equal(rows.length, expected.length, 'one row per data record, no control records');
+  rows.forEach((row, i) => {
+    const e = expected[i]!;
+    assert.deepEqual({ ...row, hs: JSON.stringify(JSON.parse(String(row.hs))), pid: String(row.pid) }, e, `row ${i}`);
+  });
+  assert.ok(rows.some((r) => r.raw === true), 'the non-UTF-8 header key kept its raw bytes');
+  // Field ids are in the Parquet schema, nested ones included.
+  const schema = await q(`SELECT name, field_id FROM parquet_schema('${paths[0]}') WHERE field_id IS NOT NULL`);
+  const ids = new Map(schema.map((r) => [String(r.name), Number(r.field_id)]));
+  assert.equal(ids.get('kafka'), FIELD_IDS.kafka);
+  assert.equal(ids.get('offset'), FIELD_IDS.offset);
+  assert.equal(ids.get('producer_id'), FIELD_IDS.batchProducerId);
+  assert.equal(ids.get('raw_record'), FIELD_IDS.rawRecord);
+});
+
+test('row groups are ordered by offset and agree with the footer; files split at batch boundaries with deterministic names', async () => {
+  const segment = buildSegment();
+  const files = await convertAll(segment, { targetFileBytes: 40 * 1024, targetRowGroupBytes: 4096 });
+  assert.ok(files.length > 3);
+  let prevLast = -1n;
+  for (const f of files) {
+    assert.ok(f.index.baseOffset > prevLast);
+    prevLast = f.index.lastOffset;
+    const pad = (o: bigint) => o.toString().padStart(20, '0');
+    assert.equal(f.indexPath, `kafka-index/partition=5/${pad(f.index.baseOffset)}-${pad(f.index.lastOffset)}.idx`);
+    if (f.dataPath === null) continue;
+    assert.equal(f.dataPath, `data/partition=5/${pad(f.index.baseOffset)}-${pad(f.index.lastOffset)}.parquet`);
+    const footer = f.parquet!.footer;
+    assert.equal(footer.rowGroups.length, f.index.rowGroups.length);
+    let row = 0;
+    f.index.rowGroups.forEach((rg, i) => {
+      assert.equal(rg.firstRow, row);
+      assert.equal(BigInt(rg.numRows), footer.rowGroups[i]!.numRows);
+      assert.ok(rg.firstOffset <= rg.lastOffset);
+      if (i > 0) assert.ok(rg.firstOffset > f.index.rowGroups[i - 1]!.lastOffset);
+      assert.equal(BigInt(rg.byteStart), footer.rowGroups[i]!.startOffset);
+      row += rg.numRows;
+    });
+    assert.equal(row, f.index.rowCount);
+    assert.equal(f.parquet!.metrics.record_count, BigInt(f.index.rowCount));
+  }
+  // Same input, same output names and bytes: a retry overwrites.
+  const again = await convertAll(segment, { targetFileBytes: 40 * 1024, targetRowGroupBytes: 4096 });
+  assert.deepEqual(again.map((f) => [f.dataPath, f.indexPath]), files.map((f) => [f.dataPath, f.indexPath]));
+  assert.deepEqual(again.map((f) => f.indexBytes), files.map((f) => f.indexBytes));
+});
+
+test('a range of control batches only yields an index and no data file', async () => {
+  const { controlMarkerRecord } = await import('../../../protocol/record-batch/record-batch.js');
+  const seg = encodeRecordBatch({ baseOffset: 10n, baseTimestamp: 1n, isControl: true, isTransactional: true, producerId: 1n, producerEpoch: 0, records: [controlMarkerRecord('commit', 0)] });
+  const [f, ...rest] = await convertAll(seg);
+  assert.equal(rest.length, 0);
+  assert.equal(f!.dataPath, null);
+  assert.equal(f!.parquet, null);
+  assert.deepEqual(f!.index.batches[0]!.stored, seg);
+});
+
+test('a torn or out-of-order segment is refused with INVALID_SEGMENT', async () => {
+  const a = encodeRecordBatch({ baseOffset: 5n, baseTimestamp: 1n, records: [{ value: Buffer.from('a') }] });
+  const b = encodeRecordBatch({ baseOffset: 3n, baseTimestamp: 1n, records: [{ value: Buffer.from('b') }] });
+  await assert.rejects(convertAll(Buffer.concat([a, b])), { code: 'INVALID_SEGMENT' });
+  await assert.rejects(convertAll(a.subarray(0, a.length - 1)), { code: 'INVALID_SEGMENT' });
+  const corrupt = Buffer.from(a);
+  corrupt[corrupt.length - 1]! ^= 1;
+  await assert.rejects(convertAll(corrupt), { code: 'INVALID_SEGMENT' });
+  await assert.rejects(convertAll(a, { targetRowGroupBytes: 0 }), { code: 'INVALID_OPTION' });
+});
