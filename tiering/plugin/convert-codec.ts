@@ -12,7 +12,10 @@ import type { Schema } from '../../iceberg/schema.js';
 import { convertSegment, type ConvertOptions } from '../convert/segment-to-parquet.js';
 import { FIELD_IDS, topicTableSchema } from '../convert/schema.js';
 import { resolveLocation } from '../offset-index/location.js';
-import { TieringError, type RemoteFetchResult } from './api.js';
+import { ByteBudgetCache } from '../offset-index/cache.js';
+import { decodeSegmentIndex, type SegmentIndex } from '../offset-index/format.js';
+import { createFooterCache, fetchFromParquet, type FooterCache, type RebuildCompression } from '../convert/parquet-to-batches.js';
+import type { RemoteFetchResult } from './api.js';
 import type { ConvertedSegment, ConvertSegmentInput, ReadSegmentInput, SegmentCodec } from './segment-codec.js';
 
 /** Name of the table's partition field (identity of `kafka.partition`). */
@@ -21,12 +24,27 @@ export const PARTITION_FIELD = 'kafka_partition';
 export interface ConvertCodecOptions {
   /** Passed to the converter (file and row-group sizes, compression). */
   readonly convert?: Omit<ConvertOptions, 'partition'>;
-  /** Rebuilds batches from a tiered segment; the conversion layer's Parquet reader. */
-  readonly read?: (input: ReadSegmentInput) => Promise<RemoteFetchResult>;
+  /** Memory for cached offset indexes and Parquet footers. Default 64 MiB each. */
+  readonly indexCacheBytes?: number;
+  readonly footerCacheBytes?: number;
+  /** How rebuilt batches are compressed (see ../convert/parquet-to-batches.ts). Default 'none'. */
+  readonly compression?: RebuildCompression;
 }
 
+const MiB = 1024 * 1024;
+
 export class ConvertCodec implements SegmentCodec {
-  constructor(private readonly options: ConvertCodecOptions = {}) {}
+  private readonly indexes: ByteBudgetCache<SegmentIndex>;
+  private readonly footers: FooterCache;
+
+  constructor(private readonly options: ConvertCodecOptions = {}) {
+    const indexSizes = new WeakMap<SegmentIndex, number>();
+    this.sizes = indexSizes;
+    this.indexes = new ByteBudgetCache<SegmentIndex>({ maxBytes: options.indexCacheBytes ?? 64 * MiB, sizeOf: (i) => indexSizes.get(i) ?? 4096 });
+    this.footers = createFooterCache(options.footerCacheBytes ?? 64 * MiB);
+  }
+
+  private readonly sizes: WeakMap<SegmentIndex, number>;
 
   tableSchema(): Schema {
     return topicTableSchema();
@@ -61,11 +79,35 @@ export class ConvertCodec implements SegmentCodec {
     return { dataFiles, indexFiles };
   }
 
+  /**
+   * Batches from the segment's first index (data file) holding `fetchOffset` or anything after it. Indexes
+   * and footers come from byte-bounded LRU caches, so a hot partition costs one range read per fetch.
+   */
   async readSegment(input: ReadSegmentInput): Promise<RemoteFetchResult> {
-    if (this.options.read === undefined) {
-      throw new TieringError('CONVERSION_FAILED', `cannot read ${input.partition}@${input.fetchOffset} from the table: this build has no Parquet-to-batches reader configured; pass ConvertCodecOptions.read`);
+    for (const location of input.indexFiles) {
+      const index = await this.indexes.get(location, async () => {
+        const bytes = await input.io.get(location);
+        const decoded = decodeSegmentIndex(bytes);
+        this.sizes.set(decoded, bytes.length);
+        return decoded;
+      });
+      if (index.lastOffset < BigInt(input.fetchOffset)) continue;
+      const tableLocation = location.slice(0, location.lastIndexOf('/kafka-index/'));
+      const r = await fetchFromParquet({
+        io: input.io,
+        tableLocation,
+        index,
+        fetchOffset: BigInt(input.fetchOffset),
+        maxBytes: input.maxBytes,
+        footers: this.footers,
+        compression: this.options.compression ?? 'none',
+      });
+      if (r.records.length === 0) continue;
+      // KIP-74: only the first partition of a response may exceed its limit, by its first batch.
+      if (!input.minOneBatch && r.records.length > input.maxBytes) return { records: Buffer.alloc(0), nextOffset: input.fetchOffset };
+      return { records: r.records, nextOffset: Number(r.nextOffset) };
     }
-    return this.options.read(input);
+    return { records: Buffer.alloc(0), nextOffset: input.fetchOffset };
   }
 }
 
