@@ -8,7 +8,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { WarehouseCatalog } from '../../../iceberg/catalog/warehouse.js';
 import { LocalFileIO } from '../../../iceberg/io/local.js';
 import { Table } from '../../../iceberg/table.js';
-import { encodeRecordBatch } from '../../../protocol/record-batch/record-batch.js';
+import { decodeRecordBatch, encodeRecordBatch } from '../../../protocol/record-batch/record-batch.js';
+import { iterateBatches } from '../../../protocol/record-batch/batches.js';
+import { readFile } from 'node:fs/promises';
 import type { LogSegmentData, TopicTieringConfig } from '../../../tiering/plugin/api.js';
 import { ConvertCodec } from '../../../tiering/plugin/convert-codec.js';
 import { IcebergTieringPlugin } from '../../../tiering/plugin/iceberg-tiering.js';
@@ -164,4 +166,48 @@ test('total retention removes the oldest segments rows, files and index in one c
   for (const f of [...oldMeta.dataFiles, ...oldMeta.indexFiles]) assert.equal(await io.head(f), undefined, `${f} is deleted`);
   const table = await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io);
   assert.equal(table.currentSnapshot()?.summary['operation'], 'delete');
+});
+
+/** Every record of a buffer of batches (CRC checked), with its absolute offset and timestamp. */
+function records(buf: Buffer): { offset: number; timestamp: number; key: string | null; value: string | null; headers: string; producer: string }[] {
+  const out = [];
+  for (const bounds of iterateBatches(buf)) {
+    const b = decodeRecordBatch(buf, bounds.start, { verifyCrc: true });
+    for (const r of b.records) {
+      out.push({
+        offset: Number(b.baseOffset) + r.offsetDelta,
+        timestamp: Number(b.baseTimestamp) + r.timestampDelta,
+        key: r.key === null ? null : r.key.toString('hex'),
+        value: r.value === null ? null : r.value.toString('hex'),
+        headers: JSON.stringify(r.headers.map((h) => [h.key, h.value === null ? null : h.value.toString('hex')])),
+        producer: `${b.producerId}/${b.producerEpoch}/${b.baseSequence}/${b.timestampType}`,
+      });
+    }
+  }
+  return out;
+}
+
+test('fetches from the table return the stored records with their offsets, timestamps, headers and producer fields, from any offset', async (t) => {
+  const e = await env(t);
+  const { plugin } = e.open();
+  await plugin.configureTopic(TOPIC, CONFIG);
+  const segs = [await segment(e.dir, 0, 0, 3, 7), await segment(e.dir, 0, 21, 2, 5)];
+  for (const s of segs) plugin.segmentClosed(s);
+  await plugin.drain();
+  const original = records(Buffer.concat(await Promise.all(segs.map((s) => readFile(s.path)))));
+  const tp = { topic: TOPIC, partition: 0 };
+  const readAll = async (from: number) => {
+    const got = [];
+    for (let offset = from; offset <= 30; ) {
+      const r = await plugin.read(tp, offset, 200, true);
+      assert.ok(r.records.length > 0, `data at ${offset}`);
+      got.push(...records(r.records));
+      assert.ok(r.nextOffset > offset);
+      offset = r.nextOffset;
+    }
+    return got.filter((r) => r.offset >= from);
+  };
+  assert.deepEqual(await readAll(0), original);
+  for (const from of [1, 6, 7, 13, 20, 21, 29, 30]) assert.deepEqual(await readAll(from), original.filter((r) => r.offset >= from), `from ${from}`);
+  await assert.rejects(plugin.read(tp, 31, 200, true), { code: 'OFFSET_OUT_OF_RANGE' });
 });
