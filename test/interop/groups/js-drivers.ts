@@ -40,7 +40,7 @@ async function kafkajsAdmin(bootstrap: string, group: string, topic: string, par
   }
 }
 
-async function platformaticAdmin(bootstrap: string, group: string, topic: string, partitions: number): Promise<AdminGroupView> {
+export async function platformaticAdmin(bootstrap: string, group: string, topic: string, partitions: number): Promise<AdminGroupView> {
   const admin = new Admin({ clientId: 'group-suite-admin', bootstrapBrokers: [bootstrap] });
   try {
     const listed = [...(await admin.listGroups()).keys()];
@@ -59,4 +59,5 @@ async function platformaticAdmin(bootstrap: string, group: string, topic: string
 }
 
 export const kafkajsDriver: GroupClientDriver = { name: 'kafkajs', startMember: (o) => nodeMember('kafkajs-member', o), admin: kafkajsAdmin };
-export const platformaticDriver: GroupClientDriver = { name: 'platformatic-kafka', startMember: (o) => nodeMember('platformatic-member', o), admin: platformaticAdmin };
+/** Membership only: platformatic-member.ts says why its members do not consume from Floe. */
+export const platformaticMember = (o: MemberOptions): MemberProcess => nodeMember('platformatic-member', o);

@@ -5,6 +5,7 @@
  *   {"e":"record","p":<partition>,"o":<offset>,"k":"<key>"}   a record handed to the application
  *   {"e":"commit","p":<partition>,"o":<next offset>}         a commit the broker acknowledged
  *   {"e":"commit_error","error":"<what the client said>"}    a commit the broker (or client) refused
+ *   {"e":"assigned","generation":<n>,"partitions":[...]}     a membership-only member joined a generation
  *   {"e":"closed"}                                           the member left the group on SIGTERM
  *
  * Records are printed (and flushed) before they are committed, so a SIGKILL can lose only uncommitted
@@ -13,8 +14,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
 export interface MemberEvent {
-  readonly e: 'record' | 'commit' | 'commit_error' | 'closed';
+  readonly e: 'record' | 'commit' | 'commit_error' | 'assigned' | 'closed';
   readonly p?: number;
+  readonly generation?: number;
+  readonly partitions?: number[];
   readonly o?: number;
   readonly k?: string;
   readonly error?: string;
