@@ -31,6 +31,8 @@ export interface Listener {
 }
 
 const ENV_PREFIX = 'FLOE_';
+/** FLOE_ variables that are not settings: the config file, and the tiering crash-test hook (tiering/plugin/crash-points.ts). */
+const NOT_SETTINGS = new Set(['FLOE_CONFIG', 'FLOE_TIERING_CRASH_AT']);
 
 export function envName(key: string): string {
   return ENV_PREFIX + key.toUpperCase().replace(/\./g, '_');
@@ -69,7 +71,7 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
   }
 
   for (const [name, value] of Object.entries(env)) {
-    if (!name.startsWith(ENV_PREFIX) || name === 'FLOE_CONFIG' || value === undefined) continue;
+    if (!name.startsWith(ENV_PREFIX) || NOT_SETTINGS.has(name) || value === undefined) continue;
     const setting = SETTINGS.find((s) => envName(s.key) === name);
     if (!setting) {
       problems.push(`environment variable ${name} is not a setting (did you mean one of ${nearest(name)}?)`);

@@ -44,7 +44,8 @@ export const SETTINGS = Object.freeze([
   { key: 'log.index.interval.bytes', type: 'int', default: 4096, min: 0, doc: 'Default of index.interval.bytes: bytes between offset index entries.' },
   { key: 'log.message.timestamp.type', type: 'enum', default: 'CreateTime', values: ['CreateTime', 'LogAppendTime'], doc: 'Default of message.timestamp.type.' },
   // Tiered storage and Iceberg tables
-  { key: 'remote.log.storage.system.enable', type: 'bool', default: false, doc: 'Start the tiering plugin and the Iceberg REST catalog: topics with remote.storage.enable (or iceberg.enabled) then become Iceberg tables, and their closed segments move to the warehouse.' },
+  { key: 'remote.log.storage.system.enable', type: 'bool', default: true, doc: 'Start the tiering plugin and the Iceberg REST catalog: topics with remote.storage.enable (or iceberg.enabled) then become Iceberg tables, and their closed segments move to the warehouse. false runs a plain Kafka broker.' },
+  { key: 'iceberg.enabled.default', type: 'bool', default: true, doc: 'Default of the topic config iceberg.enabled: with true (and remote.log.storage.system.enable) every topic is also an Iceberg table unless it sets iceberg.enabled=false.' },
   { key: 'iceberg.warehouse', type: 'string', default: './data/warehouse', doc: 'Where tables live: a local folder (path or file:///...) or s3://bucket/prefix.' },
   { key: 'iceberg.rest.port', type: 'int', default: 8181, min: -1, max: 65535, doc: 'Port of the built-in Iceberg REST catalog (0 picks a free port, -1 turns it off).' },
   { key: 'iceberg.rest.host', type: 'string', default: '0.0.0.0', doc: 'Address the Iceberg REST catalog binds to.' },

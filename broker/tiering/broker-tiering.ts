@@ -121,6 +121,7 @@ export class BrokerTiering implements RemoteLogReader {
     if (rest) {
       try {
         t.restUrl = (await rest.start()).url;
+        tlog.info('iceberg REST catalog started', { url: t.restUrl, warehouse });
       } catch (err) {
         await plugin.close();
         await io.close();

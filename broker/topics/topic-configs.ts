@@ -40,7 +40,7 @@ export const TOPIC_CONFIGS: readonly TopicConfigDef[] = Object.freeze([
   { name: 'remote.storage.enable', kind: 'bool', fallback: 'false', doc: 'Tier closed segments to the Iceberg table of the topic (needs remote.log.storage.system.enable on the broker).' },
   { name: 'local.retention.ms', kind: 'long', min: -2, brokerKey: 'log.local.retention.ms', doc: 'With tiering: keep committed segments locally this long (-2: retention.ms).' },
   { name: 'local.retention.bytes', kind: 'long', min: -2, brokerKey: 'log.local.retention.bytes', doc: 'With tiering: keep at most this many local bytes per partition (-2: retention.bytes).' },
-  { name: 'iceberg.enabled', kind: 'bool', fallback: 'false', doc: 'The topic is an Iceberg table (implies remote.storage.enable).' },
+  { name: 'iceberg.enabled', kind: 'bool', brokerKey: 'iceberg.enabled.default', doc: 'The topic is an Iceberg table (implies remote.storage.enable; needs remote.log.storage.system.enable on the broker).' },
   { name: 'iceberg.namespace', kind: 'string', fallback: 'kafka', doc: 'Namespace of the topic table (dots separate levels): the table is <namespace>.<topic>.' },
   { name: 'iceberg.commit.interval.ms', kind: 'long', min: 1, brokerKey: 'iceberg.commit.interval.ms', doc: 'Roll and commit at most this often: bounds how far the table lags the log.' },
   { name: 'iceberg.mode', kind: 'enum', values: ['key_value'], fallback: 'key_value', doc: 'How records become rows: key_value (a kafka struct plus the value as binary).' },

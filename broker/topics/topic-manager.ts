@@ -22,7 +22,7 @@ export function logConfigFor(overrides: Readonly<Record<string, string>>, broker
   const n = (name: string) => numericConfig(eff, name);
   // A tiered topic keeps local segments by local.retention.*; the tiering plugin applies retention.* to the
   // table, and the log's canDeleteSegment gate keeps segments that are not committed there yet.
-  const tiered = eff.get('remote.storage.enable')?.value === 'true' || eff.get('iceberg.enabled')?.value === 'true';
+  const tiered = broker['remote.log.storage.system.enable'] && (eff.get('remote.storage.enable')?.value === 'true' || eff.get('iceberg.enabled')?.value === 'true');
   const local = (name: string, total: string) => (tiered && n(name) !== -2 ? n(name) : n(total));
   return {
     'segment.bytes': n('segment.bytes'),

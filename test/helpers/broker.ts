@@ -23,11 +23,20 @@ export async function tempDir(prefix = 'floe-test-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
 }
 
+/**
+ * Tiered storage is on by default in Floe; tests run without it (no warehouse, no REST catalog on 8181)
+ * unless they pass their own `--remote.log.storage.system.enable=...`.
+ */
+export function withTieringDefault(flags: readonly string[]): string[] {
+  const own = flags.some((f) => f.startsWith('--remote.log.storage.system.enable'));
+  return own ? [...flags] : ['--remote.log.storage.system.enable=false', ...flags];
+}
+
 /** Starts a broker in this process. `flags` are CLI-style settings (`--num.partitions=3`). */
 export async function startBroker(flags: string[] = [], options: { dataDir?: string; keepData?: boolean } = {}): Promise<TestBroker> {
   const dataDir = options.dataDir ?? (await tempDir());
   const loaded = loadConfig({
-    argv: ['--listeners=PLAINTEXT://127.0.0.1:0', `--log.dirs=${dataDir}`, '--group.initial.rebalance.delay.ms=0', ...flags],
+    argv: ['--listeners=PLAINTEXT://127.0.0.1:0', `--log.dirs=${dataDir}`, '--group.initial.rebalance.delay.ms=0', ...withTieringDefault(flags)],
     env: {},
   });
   if (loaded.help) throw new Error('unexpected --help');
@@ -53,6 +62,10 @@ export interface BrokerProcess {
   output(): string;
   /** Resolves with the exit code once the process has exited. */
   readonly exited: Promise<number | null>;
+  /** Resolves with the exit code and the signal that ended the process (SIGKILL for a kill -9). */
+  readonly ended: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** The built-in Iceberg REST catalog's URL (on 127.0.0.1), when tiering runs. */
+  readonly restUrl: string | undefined;
 }
 
 const MAIN = resolve('dist/broker/main.js');
@@ -61,14 +74,14 @@ const MAIN = resolve('dist/broker/main.js');
  * Starts `node dist/broker/main.js` (the compiled broker, as users run it) and waits for its "broker
  * started" log line to learn the port. Run from the repo root after `npm run build`.
  */
-export async function spawnBroker(dataDir: string, flags: string[] = [], port = 0): Promise<BrokerProcess> {
-  const child = spawn(
-    process.execPath,
-    [MAIN, `--listeners=PLAINTEXT://127.0.0.1:${port}`, `--log.dirs=${dataDir}`, '--log.level=info', '--group.initial.rebalance.delay.ms=0', ...flags],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+export async function spawnBroker(dataDir: string, flags: string[] = [], port = 0, options: { env?: NodeJS.ProcessEnv; rawFlags?: boolean } = {}): Promise<BrokerProcess> {
+  const base = [`--listeners=PLAINTEXT://127.0.0.1:${port}`, `--log.dirs=${dataDir}`, '--log.level=info'];
+  // rawFlags: exactly the caller's settings after the listener, log dir and log level (everything else default).
+  const args = options.rawFlags ? [...base, ...flags] : [...base, '--group.initial.rebalance.delay.ms=0', ...withTieringDefault(flags)];
+  const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
   let out = '';
-  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once('exit', (code, signal) => res({ code, signal })));
+  const exited = ended.then((e) => e.code);
   const started = new Promise<number>((res, rej) => {
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
@@ -80,5 +93,7 @@ export async function spawnBroker(dataDir: string, flags: string[] = [], port = 
     void exited.then((code) => rej(new Error(`broker exited with ${code} before starting:\n${out}`)));
   });
   const boundPort = await started;
-  return { child, port: boundPort, bootstrap: `127.0.0.1:${boundPort}`, output: () => out, exited };
+  const rest = /"msg":"iceberg REST catalog started"[^\n]*"url":"http:\/\/[^"]*:(\d+)"/.exec(out);
+  const restUrl = rest ? `http://127.0.0.1:${rest[1]}` : undefined;
+  return { child, port: boundPort, bootstrap: `127.0.0.1:${boundPort}`, output: () => out, exited, ended, restUrl };
 }
