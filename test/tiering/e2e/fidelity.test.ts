@@ -15,5 +15,5 @@ test('a tiered topic on a local warehouse reads back exactly through every clien
   const warehouse = join(root, 'wh');
   const io = createFileIO(pathToFileURL(warehouse).href);
   t.after(() => io.close());
-  await runFidelity(t, { warehouseFlags: [`--iceberg.warehouse=${warehouse}`], io, randomReads: 3, seed: 6 });
+  await runFidelity(t, { warehouseFlags: [`--iceberg.warehouse=${warehouse}`], io, randomReads: 6, seed: 6 });
 });
