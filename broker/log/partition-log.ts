@@ -520,6 +520,28 @@ export class PartitionLog {
     });
   }
 
+  /**
+   * Moves an empty log (one segment, nothing ever appended) so that it starts at `offset`: log start and log
+   * end become `offset`, and the next append gets it. For a partition whose earlier history lives elsewhere:
+   * tiered storage recovered from the warehouse after the local disk was lost. Returns false and changes
+   * nothing when the log holds records or already starts at or beyond `offset`.
+   */
+  startEmptyLogAt(offset: number): Promise<boolean> {
+    return this.serial(async () => {
+      this.checkOpen();
+      if (!Number.isSafeInteger(offset) || offset < 0) throw new LogError('OFFSET_OUT_OF_RANGE', `cannot start a log at ${offset}; give a non-negative offset`);
+      const only = this.segments.length === 1 ? this.active : undefined;
+      if (only === undefined || !only.isEmpty || only.baseOffset >= offset) return false;
+      const fresh = await LogSegment.create(this.dir, offset, this.config.indexIntervalBytes);
+      // Checkpoint first: a crash before the old segment is gone reopens with the start at `offset`.
+      this.startOffset = offset;
+      await this.writeCheckpoint();
+      this.segments = [fresh];
+      await only.delete();
+      return true;
+    });
+  }
+
   /** Deletes leading segments while `expired` says so or they lie wholly below the log start offset. */
   private async deleteOldest(expired: (seg: LogSegment) => boolean): Promise<number> {
     let deleted = 0;

@@ -12,6 +12,8 @@
  *   reach the table within about one interval.
  * - Applies total retention (retention.ms/bytes) to the tables on the broker's retention schedule.
  * - After a restart, re-queues closed segments the table does not hold yet (the table's summary says which).
+ * - Recovery from the warehouse alone: a partition whose local log is empty but whose table holds offsets up
+ *   to C (the local disk was lost) starts its local log at C + 1; earlier offsets are served from the table.
  */
 import { mkdir } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
@@ -25,6 +27,7 @@ import { IcebergTieringPlugin } from '../../tiering/plugin/iceberg-tiering.js';
 import type { SegmentCodec } from '../../tiering/plugin/segment-codec.js';
 import type { BrokerConfig } from '../config/settings.js';
 import type { ClosedSegmentEvent, LogManager, TopicPartition } from '../log/log-manager.js';
+import type { PartitionLog } from '../log/partition-log.js';
 import type { Logger } from '../logger.js';
 import type { TopicRecord } from '../metadata/metadata-store.js';
 import { effectiveConfigs, numericConfig } from '../topics/topic-configs.js';
@@ -183,10 +186,30 @@ export class BrokerTiering implements RemoteLogReader {
       const plog = this.logs?.get(name, p);
       if (plog === undefined) continue;
       const committed = this.plugin.metadata.highestCommittedOffset({ topic: name, partition: p });
+      if (committed >= 0 && plog.logEndOffset <= committed) await this.recoverFromTable(name, p, plog, committed);
       for (const s of plog.segmentInfos()) {
         if (!s.active && s.lastOffset > committed) this.onSegmentClosed({ ...s, topic: name, partition: p });
       }
     }
+  }
+
+  /**
+   * The table holds more of this partition than its local log (the local disk was lost, or the log dir is
+   * new): an empty local log continues after the table's history, so offsets are never reused.
+   */
+  private async recoverFromTable(topic: string, partition: number, plog: PartitionLog, committed: number): Promise<void> {
+    if (await plog.startEmptyLogAt(committed + 1)) {
+      const remoteStart = this.plugin.metadata.remoteLogStartOffset({ topic, partition });
+      this.log.info('recovered a partition\'s history from its table', { topic, partition, remoteLogStartOffset: remoteStart, localLogStartOffset: committed + 1 });
+      return;
+    }
+    this.log.error('the local log is behind its table: offsets the table holds would be reused', {
+      topic,
+      partition,
+      logEndOffset: plog.logEndOffset,
+      committedOffset: committed,
+      fix: 'stop the broker, remove this partition directory (its records are older than the table or were written after the disk was lost) and restart',
+    });
   }
 
   private startRolling(topic: string, interval: number): void {

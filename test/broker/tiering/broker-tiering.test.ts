@@ -28,14 +28,19 @@ async function kcat(bootstrap: string, topic: string, offset: number): Promise<s
 
 test('a tiered topic serves consumers from the table after its local segments are deleted', async (t) => {
   const root = await tempDir('floe-warehouse-');
-  t.after(() => rm(root, { recursive: true, force: true }));
+  const cleanups: (() => Promise<unknown>)[] = [];
+  // One hook, newest first: clients and the broker stop before the folders are removed.
+  t.after(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    await rm(root, { recursive: true, force: true });
+  });
   const warehouse = join(root, 'wh');
   const b = await startBroker(['--remote.log.storage.system.enable=true', `--iceberg.warehouse=${warehouse}`, '--iceberg.rest.port=0', '--log.retention.check.interval.ms=3600000']);
-  t.after(() => b.stop());
+  cleanups.push(() => b.stop());
   const kafka = new Kafka({ brokers: [b.bootstrap], clientId: 'floe-tiering-test', logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
-  t.after(() => admin.disconnect());
+  cleanups.push(() => admin.disconnect());
   await admin.createTopics({
     topics: [{ topic: 'tiered', numPartitions: 1, configEntries: [
       { name: 'remote.storage.enable', value: 'true' },
@@ -46,7 +51,7 @@ test('a tiered topic serves consumers from the table after its local segments ar
   });
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
-  t.after(() => producer.disconnect());
+  cleanups.push(() => producer.disconnect());
   const T = 1_700_000_000_000;
   for (let i = 0; i < 20; i++) {
     await producer.send({

@@ -84,12 +84,17 @@ for (const point of ['mid-upload:4', 'before-commit:2', 'after-commit:2']) {
   const name = point.split(':')[0] as string;
   test(`a broker killed at ${name} recovers: one table row per record, every record fetchable from offset 0`, { timeout: 60_000 }, async (t) => {
     const root = await tempDir('floe-crash-');
-    t.after(() => rm(root, { recursive: true, force: true }));
+    const cleanups: (() => Promise<unknown>)[] = [];
+    // One hook, newest first: clients and brokers stop before their folders are removed.
+    t.after(async () => {
+      for (const c of cleanups.reverse()) await c().catch(() => undefined);
+      await rm(root, { recursive: true, force: true });
+    });
     const logDir = join(root, 'log');
     const warehouse = join(root, 'warehouse');
 
     const first = await spawnBroker(logDir, flags(warehouse), 0, { env: { ...process.env, FLOE_TIERING_CRASH_AT: point } });
-    t.after(() => stop(first));
+    cleanups.push(() => stop(first));
     const { acked } = await produceUntilDeath(first.bootstrap, name, 2000);
     const ended = await first.ended;
     assert.equal(ended.signal, 'SIGKILL', `the broker died by SIGKILL, not ${JSON.stringify(ended)}:\n${first.output()}`);
@@ -97,13 +102,13 @@ for (const point of ['mid-upload:4', 'before-commit:2', 'after-commit:2']) {
     assert.ok(acked.length > 0, 'some records were acknowledged before the crash');
 
     const second = await spawnBroker(logDir, flags(warehouse));
-    t.after(() => stop(second));
+    cleanups.push(() => stop(second));
     const restUrl = second.restUrl;
     assert.ok(restUrl, 'the REST catalog runs');
     const kafka = new Kafka({ brokers: [second.bootstrap], clientId: 'crash-check', logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     await admin.connect();
-    t.after(() => admin.disconnect());
+    cleanups.push(() => admin.disconnect());
     const ends = new Map((await admin.fetchTopicOffsets(TOPIC)).map((o) => [o.partition, Number(o.high)]));
 
     // Tiering catches up: the table's summary says every partition is committed to its log end.

@@ -18,10 +18,15 @@ const DEADLINE_MS = 4 * INTERVAL_MS;
 
 test('with default settings a produced topic is an Iceberg table in the REST catalog, fresh within the commit interval', { timeout: 60_000 }, async (t) => {
   const root = await tempDir('floe-defaults-');
-  t.after(() => rm(root, { recursive: true, force: true }));
+  const cleanups: (() => Promise<unknown>)[] = [];
+  // One hook, newest first: clients and brokers stop before their folders are removed.
+  t.after(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    await rm(root, { recursive: true, force: true });
+  });
   const warehouse = join(root, 'warehouse');
   const broker = await spawnBroker(join(root, 'log'), [`--iceberg.warehouse=${warehouse}`, '--iceberg.rest.port=0', `--iceberg.commit.interval.ms=${INTERVAL_MS}`], 0, { rawFlags: true });
-  t.after(async () => {
+  cleanups.push(async () => {
     broker.child.kill('SIGTERM');
     await broker.exited;
   });
@@ -34,7 +39,7 @@ test('with default settings a produced topic is an Iceberg table in the REST cat
   const kafka = new Kafka({ brokers: [broker.bootstrap], clientId: 'floe-defaults', logLevel: logLevel.NOTHING });
   const producer = kafka.producer();
   await producer.connect();
-  t.after(() => producer.disconnect());
+  cleanups.push(() => producer.disconnect());
   const sent = ['first', 'second', 'third'];
   await producer.send({ topic: 'events', acks: -1, messages: sent.map((v, i) => ({ key: `k${i}`, value: v })) });
   const ackedAt = Date.now();
