@@ -11,12 +11,16 @@
  * 4. the batches the broker now rebuilds from Parquet equal the stored ones (boundaries, header fields,
  *    producer fields, records bytes; CRCs checked), from offset 0 and from seeded random offsets;
  * 5. each client consumes every partition from offset 0 and from seeded random offsets and reads
- *    byte-identical keys, values, headers (order, duplicates), offsets and timestamps;
+ *    byte-identical keys, values, headers (order, duplicates), offsets and timestamps (kcat with librdkafka's
+ *    check.crcs=true);
  * 6. icebird and DuckDB read the table and see exactly one row per record, identical.
  *
  * DeleteRecords gaps are not part of this run: see delete-records.test.ts for why.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { FileIO } from '../../../iceberg/io/file-io.js';
@@ -55,6 +59,23 @@ export function seeded(seed: number): () => number {
   };
 }
 
+/**
+ * Makes every kcat this process starts verify the CRC of each batch it consumes (librdkafka `check.crcs`):
+ * the kcat driver does not set it, and kcat reads its default properties from the file $KCAT_CONFIG names.
+ */
+async function checkCrcsInKcat(t: TestContext): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'floe-e2e-kcat-'));
+  const file = join(dir, 'kcat.conf');
+  await writeFile(file, 'check.crcs=true\n');
+  const before = process.env['KCAT_CONFIG'];
+  process.env['KCAT_CONFIG'] = file;
+  t.after(async () => {
+    if (before === undefined) delete process.env['KCAT_CONFIG'];
+    else process.env['KCAT_CONFIG'] = before;
+    await rm(dir, { recursive: true, force: true });
+  });
+}
+
 interface ProduceCase {
   readonly client: InteropClient;
   readonly codec: Codec;
@@ -87,6 +108,7 @@ export async function runFidelity(t: TestContext, options: FidelityOptions): Pro
     new PlatformaticClient(b.bootstrap),
   ];
   for (const c of clients) t.after(() => c.close());
+  await checkCrcsInKcat(t);
   const model = new TopicModel();
   const cases: ProduceCase[] = [];
   const hot: ServedBatch[][] = [];
