@@ -98,6 +98,7 @@ export class SnapshotUpdate {
   private deleteManifest: CachedManifest | undefined;
   private attempt = 0;
   private readonly validations: ((base: TableMetadata) => void)[] = [];
+  private noFilesAllowed = false;
 
   constructor(options: SnapshotUpdateOptions) {
     this.io = options.io;
@@ -140,6 +141,16 @@ export class SnapshotUpdate {
     return this;
   }
 
+  /**
+   * Lets this update commit with no file changes: an 'append' snapshot of nothing that only records its
+   * summary properties (Floe records the committed offset of log segments holding only control records
+   * this way, so the segment list moves on without rows). Without it, an empty update is refused.
+   */
+  allowNoFileChanges(): this {
+    this.noFilesAllowed = true;
+    return this;
+  }
+
   get isEmpty(): boolean {
     return this.added.length === 0 && this.addedDeletes.length === 0 && this.removed.size === 0;
   }
@@ -163,7 +174,7 @@ export class SnapshotUpdate {
 
   /** The commit of these changes against `base`. Safe to call again against a newer base after a conflict. */
   async prepare(base: TableMetadata): Promise<PreparedCommit> {
-    if (this.isEmpty) throw new IcebergError('INVALID_UPDATE', 'Nothing to commit: add or delete at least one file');
+    if (this.isEmpty && !this.noFilesAllowed) throw new IcebergError('INVALID_UPDATE', 'Nothing to commit: add or delete at least one file (or call allowNoFileChanges for a properties-only snapshot)');
     for (const check of this.validations) check(base);
     const formatVersion = base['format-version'];
     if (this.addedDeletes.length > 0 && formatVersion < 2) throw new IcebergError('INVALID_UPDATE', 'Delete files need format-version 2 or later; upgrade the table');

@@ -126,8 +126,8 @@ export class IcebergTopic {
   /**
    * Commits copied segments (any partitions, offset order within each) in one snapshot. Segments the table
    * already holds are dropped silently (a retry after a crash); a segment that would leave the committed
-   * history out of order throws OUT_OF_ORDER. Returns false when nothing could be committed yet because the
-   * batch has no data files (only control batches): those wait for a later batch.
+   * history out of order throws OUT_OF_ORDER. A batch of control-only segments (no data files) commits a
+   * snapshot without file changes. Resolves true once committed.
    */
   commit(segments: readonly RemoteLogSegmentMetadata[]): Promise<boolean> {
     return this.serial(() => this.doCommit(segments));
@@ -165,7 +165,9 @@ export class IcebergTopic {
       const logStartOffset = m.segments.length === 0 && m.committedOffset < 0 ? (added[0]?.baseOffset ?? 0) : m.logStartOffset;
       next.set(p, { partition: p, logStartOffset, committedOffset: committed, segments: [...m.segments, ...added] });
     }
-    if (files === 0) return false;
+    // Segments holding only control batches add no rows: the snapshot then only moves the committed offsets
+    // and the segment lists, so those segments are in the remote history and their local copies can go.
+    if (files === 0) update.allowNoFileChanges();
     for (const [p, m] of next) {
       const loc = manifestLocation(this.table.location, p);
       await this.io.put(loc, serializeManifest(m));
@@ -231,12 +233,9 @@ export class IcebergTopic {
       const loc = manifestLocation(this.table.location, partition);
       await this.io.put(loc, serializeManifest(next));
       update.set(COMMITTED_OFFSET_PREFIX + partition, String(next.committedOffset)).set(SEGMENTS_PREFIX + partition, loc);
-      if (!update.isEmpty) await this.table.commit(update);
-      else {
-        // Only control batches: no rows to remove; the manifest alone moves (next commit carries it).
-        this.manifests.set(partition, next);
-        return doomed.length;
-      }
+      // Only control batches: no rows to remove, the snapshot only moves the manifest and log start.
+      if (update.isEmpty) update.allowNoFileChanges();
+      await this.table.commit(update);
       this.manifests.set(partition, next);
       for (const s of doomed) for (const f of [...s.dataFiles, ...s.indexFiles]) await this.io.delete(f).catch(() => undefined);
       return doomed.length;

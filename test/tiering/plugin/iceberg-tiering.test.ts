@@ -211,3 +211,49 @@ test('fetches from the table return the stored records with their offsets, times
   for (const from of [1, 6, 7, 13, 20, 21, 29, 30]) assert.deepEqual(await readAll(from), original.filter((r) => r.offset >= from), `from ${from}`);
   await assert.rejects(plugin.read(tp, 31, 200, true), { code: 'OFFSET_OUT_OF_RANGE' });
 });
+
+/** A segment of one transaction marker (COMMIT) at `offset`: a control batch, no data records. */
+async function markerSegment(dir: string, partition: number, offset: number): Promise<LogSegmentData> {
+  const key = Buffer.alloc(4);
+  key.writeInt16BE(0, 0); // version
+  key.writeInt16BE(1, 2); // type: COMMIT
+  const value = Buffer.alloc(6); // version 0, coordinator epoch 0
+  const bytes = encodeRecordBatch({
+    baseOffset: BigInt(offset),
+    baseTimestamp: 1_700_000_000_000n,
+    compression: 'none',
+    producerId: 7n,
+    producerEpoch: 0,
+    baseSequence: -1,
+    isTransactional: true,
+    isControl: true,
+    records: [{ key, value, timestampDelta: 0, headers: [] }],
+  });
+  const path = join(dir, `${partition}-${String(offset).padStart(20, '0')}-marker.log`);
+  await writeFile(path, bytes);
+  return { topic: TOPIC, partition, baseOffset: offset, lastOffset: offset, path, sizeInBytes: bytes.length, maxTimestamp: 1_700_000_000_000 };
+}
+
+test('a segment of control batches only commits on its own: a snapshot without files moves the committed offset', async (t) => {
+  const e = await env(t);
+  const { plugin, catalog, io } = e.open();
+  await plugin.configureTopic(TOPIC, CONFIG);
+  plugin.segmentClosed(await segment(e.dir, 0, 0, 1, 5));
+  await plugin.drain();
+  plugin.segmentClosed(await markerSegment(e.dir, 0, 5));
+  await plugin.drain();
+
+  assert.equal(plugin.metadata.highestCommittedOffset({ topic: TOPIC, partition: 0 }), 5, 'the marker is committed (so its local copy may go)');
+  assert.deepEqual(plugin.metadata.listRemoteLogSegments({ topic: TOPIC, partition: 0 }).map((s) => [s.baseOffset, s.lastOffset, s.dataFiles.length]), [[0, 4, 1], [5, 5, 0]]);
+  const table = await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io);
+  assert.equal(table.metadata.snapshots.length, 2);
+  const last = table.metadata.snapshots[1];
+  assert.equal(last?.summary[COMMITTED_OFFSET_PREFIX + 0], '5');
+  assert.equal(last?.summary['total-records'], '5', 'no rows for the marker: Iceberg readers never see control records');
+  assert.deepEqual(await tableRows(e.warehouse, catalog, io, t), expected([[0, 0, 4]]));
+
+  // A new process finds the marker segment in the committed history.
+  const again = e.open();
+  await again.plugin.configureTopic(TOPIC, CONFIG);
+  assert.equal(again.plugin.metadata.highestCommittedOffset({ topic: TOPIC, partition: 0 }), 5);
+});

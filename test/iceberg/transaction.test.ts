@@ -1,0 +1,45 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as arrow from 'apache-arrow';
+import { LocalFileIO } from '../../iceberg/io/local.js';
+import { WarehouseCatalog } from '../../iceberg/catalog/warehouse.js';
+import { Table } from '../../iceberg/table.js';
+import { latestSummaryProperty } from '../../iceberg/transaction.js';
+import { IcebergError } from '../../iceberg/types.js';
+import type { Schema } from '../../iceberg/schema.js';
+
+const SCHEMA: Schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'n', required: true, type: 'long' }] };
+const ID = { namespace: ['t'], name: 'x' };
+
+async function table(t: TestContext): Promise<Table> {
+  const dir = await mkdtemp(join(tmpdir(), 'floe-transaction-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const io = new LocalFileIO({ root: dir, fsync: false });
+  const catalog = new WarehouseCatalog({ io, warehouse: `file://${dir}/wh` });
+  await catalog.createNamespace(['t']);
+  await catalog.createTable(ID, { schema: SCHEMA });
+  return Table.load(catalog, ID, io);
+}
+
+test('a properties-only snapshot commits when allowed: no file changes, the data and totals carried over', async (t) => {
+  const tbl = await table(t);
+  await assert.rejects(tbl.commit(tbl.newAppend().set('k', 'refused')), (e: unknown) => e instanceof IcebergError && /Nothing to commit/.test(e.message));
+
+  const file = await tbl.writeDataFile(new arrow.Table({ n: arrow.makeVector(BigInt64Array.from([1n, 2n, 3n])) }));
+  const first = await tbl.commit(tbl.newAppend().addFile(file).set('k', 'one'));
+  const empty = tbl.newAppend().allowNoFileChanges().set('k', 'two');
+  assert.equal(empty.isEmpty, true);
+  const second = await tbl.commit(empty);
+
+  assert.equal(second['parent-snapshot-id'], first['snapshot-id']);
+  assert.equal(second.summary.operation, 'append');
+  assert.equal(second.summary['added-data-files'] ?? '0', '0');
+  assert.equal(second.summary['total-records'], '3', 'totals carried from the parent');
+  assert.equal(second.summary['total-data-files'], '1');
+  assert.equal(latestSummaryProperty(tbl.metadata, 'k'), 'two');
+  const live = (await tbl.files()).dataFiles.map((e) => e.data_file.file_path);
+  assert.deepEqual(live, [file.file_path], 'the live files are unchanged');
+});
