@@ -171,7 +171,7 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new FetchHandler(s.topics, s.fetchWaiters, child('fetch'), Date.now, s.tiering),
     new ListOffsetsHandler(s.topics, child('list-offsets'), s.tiering),
     new InitProducerIdHandler(s.metadata, child('init-producer-id')),
-    new DeleteRecordsHandler(s.topics, child('delete-records')),
+    new DeleteRecordsHandler(s.topics, child('delete-records'), s.tiering),
     new OffsetForLeaderEpochHandler(s.topics),
     new FindCoordinatorHandler(new SingleBrokerLocator(s.identity)),
     new JoinGroupHandler(s.groups.coordinator),

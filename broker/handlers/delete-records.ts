@@ -1,11 +1,14 @@
 /**
  * DeleteRecords (key 21), versions 0-2: moves a partition's log start offset forward; segments wholly below
  * it are deleted. Offset -1 means "up to the high watermark" (the log end offset here). An offset beyond the
- * high watermark, or another negative one, is OFFSET_OUT_OF_RANGE. Answers the new low watermark.
+ * high watermark, or another negative one, is OFFSET_OUT_OF_RANGE. Answers the new low watermark. For a tiered
+ * topic the remote log start moves too (segments wholly below it leave the table), so the low watermark is
+ * the partition's log start, remote or local.
  */
 import { ErrorCode, KafkaError } from '../../protocol/error-codes.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
+import type { RemoteLogReader } from '../tiering/broker-tiering.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { toErrorResult } from './common.js';
 
@@ -24,6 +27,8 @@ export class DeleteRecordsHandler implements ApiHandler {
   constructor(
     private readonly topics: TopicManager,
     private readonly log: Logger,
+    /** Tiered storage: the log start may lie in the table, and deleting below the local log moves it there. */
+    private readonly remote?: RemoteLogReader,
   ) {}
 
   async handle(body: Body, _ctx: HandlerContext): Promise<Body> {
@@ -46,7 +51,10 @@ export class DeleteRecordsHandler implements ApiHandler {
       if (target < 0 || target > highWatermark) {
         throw new KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE, `Cannot delete records of ${topic}-${partitionIndex} before ${offset}: the high watermark is ${highWatermark}.`);
       }
-      const lowWatermark = await log.deleteRecordsBefore(target);
+      // The remote log start first: if the local step then fails, the low watermark has not moved, and a retry completes it.
+      await this.remote?.deleteRecordsBefore(topic, partitionIndex, target);
+      const localStart = await log.deleteRecordsBefore(target);
+      const lowWatermark = this.remote ? this.remote.logStartOffset(topic, partitionIndex, localStart) : localStart;
       return { partitionIndex, lowWatermark: BigInt(lowWatermark), errorCode: ErrorCode.NONE };
     } catch (err) {
       return { partitionIndex, lowWatermark: -1n, errorCode: toErrorResult(err, this.log, { topic, partition: partitionIndex }).errorCode };

@@ -7,7 +7,8 @@
  *   -3 MAX_TIMESTAMP (v7+)    the record with the largest timestamp, and that timestamp
  *   -4 EARLIEST_LOCAL (v8+)   the local log start offset (EARLIEST is the remote log start when tiered)
  *   -5 LATEST_TIERED (v9+)    the last offset committed to the topic's table: -1 while nothing is tiered
- *   t >= 0                    the first record whose timestamp is >= t (offset -1 if none)
+ *   t >= 0                    the first record whose timestamp is >= t (offset -1 if none); tiered records
+ *                             below the local log start are searched first
  *
  * The timestamp answer for -1/-2/-4 is -1, as in Kafka. Any other negative timestamp is searched like a
  * timestamp, which is what Kafka does with it.
@@ -116,6 +117,12 @@ export class ListOffsetsHandler implements ApiHandler {
           return found === undefined ? answer(-1) : answer(found.offset, found.timestamp);
         }
         default: {
+          // Below the local log start the answer is in tiered storage (Kafka asks the remote log first too).
+          const logStart = this.remote ? this.remote.logStartOffset(topic, partition, log.logStartOffset) : log.logStartOffset;
+          if (this.remote && logStart < log.logStartOffset) {
+            const remote = await this.remote.offsetForTimestamp(topic, partition, Number(timestamp));
+            if (remote !== undefined && remote.offset < log.logStartOffset) return answer(remote.offset, remote.timestamp);
+          }
           const found = await log.offsetForTimestamp(Number(timestamp));
           return found === undefined ? answer(-1) : answer(found.offset, found.timestamp);
         }

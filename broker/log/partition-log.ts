@@ -549,8 +549,10 @@ export class PartitionLog {
     while (this.segments.length > 1) {
       const seg = this.segments[0] as LogSegment;
       const next = this.segments[1] as LogSegment;
-      if (!(next.baseOffset <= this.startOffset || expired(seg))) break;
-      if (gate !== undefined && !(await gate(seg.baseOffset, seg.lastOffset))) break;
+      const belowStart = next.baseOffset <= this.startOffset;
+      if (!(belowStart || expired(seg))) break;
+      // Wholly below the log start (DeleteRecords): its records are deleted, so the gate (not tiered yet) has no say.
+      if (!belowStart && gate !== undefined && !(await gate(seg.baseOffset, seg.lastOffset))) break;
       await this.sealing.get(seg);
       this.segments = this.segments.slice(1);
       await seg.delete();

@@ -10,7 +10,8 @@
  *   deleted only once the table holds it (local.retention.* decide when, via the partition log's config).
  * - Rolls the active segment of every tiered partition each commit interval, so a quiet topic's records
  *   reach the table within about one interval.
- * - Applies total retention (retention.ms/bytes) to the tables on the broker's retention schedule.
+ * - Applies total retention (retention.ms/bytes) to the tables on the broker's retention schedule; DeleteRecords
+ *   moves the remote log start; a deleted topic's table is dropped and purged (Kafka deletes its data).
  * - After a restart, re-queues closed segments the table does not hold yet (the table's summary says which).
  * - Recovery from the warehouse alone: a partition whose local log is empty but whose table holds offsets up
  *   to C (the local disk was lost) starts its local log at C + 1; earlier offsets are served from the table.
@@ -40,6 +41,10 @@ export interface RemoteLogReader {
   lastTieredOffset(topic: string, partition: number): number;
   /** Batches from tiered storage at `fetchOffset` (below the local log start), empty when none. */
   read(topic: string, partition: number, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<Buffer>;
+  /** DeleteRecords: moves the remote log start up to `offset` (no-op for untiered topics or lower offsets). */
+  deleteRecordsBefore(topic: string, partition: number, offset: number): Promise<void>;
+  /** ListOffsets by timestamp over the tiered data; undefined when no tiered record qualifies. */
+  offsetForTimestamp(topic: string, partition: number, timestamp: number): Promise<{ offset: number; timestamp: number } | undefined>;
 }
 
 /** The tiering settings of a topic from its configs and the broker's defaults. */
@@ -171,8 +176,10 @@ export class BrokerTiering implements RemoteLogReader {
   /** A topic was created, altered or deleted (record undefined). */
   async topicChanged(name: string, record: TopicRecord | undefined): Promise<void> {
     if (record === undefined) {
+      // Kafka deletes a deleted topic's data: its table goes too, files and all.
       this.stopRolling(name);
-      await this.plugin.removeTopic(name);
+      await this.plugin.removeTopic(name, { dropTable: true });
+      this.log.info('dropped the table of a deleted topic', { topic: name });
       return;
     }
     const cfg = topicTieringConfig(record.configs, this.config);
@@ -256,6 +263,14 @@ export class BrokerTiering implements RemoteLogReader {
     const committed = this.plugin.metadata.highestCommittedOffset({ topic, partition });
     if (fetchOffset > committed) return Buffer.alloc(0);
     return (await this.plugin.read({ topic, partition }, fetchOffset, maxBytes, minOneBatch)).records;
+  }
+
+  async deleteRecordsBefore(topic: string, partition: number, offset: number): Promise<void> {
+    if (this.plugin.isTiered(topic)) await this.plugin.deleteRecordsBefore({ topic, partition }, offset);
+  }
+
+  offsetForTimestamp(topic: string, partition: number, timestamp: number): Promise<{ offset: number; timestamp: number } | undefined> {
+    return this.plugin.isTiered(topic) ? this.plugin.offsetForTimestamp({ topic, partition }, timestamp) : Promise.resolve(undefined);
   }
 
   /** Copies and commits everything queued (tests and tools). */

@@ -97,8 +97,20 @@ export interface TieringPlugin {
   readonly metadata: RemoteLogMetadataManager;
   /** Creates or loads the topic's table and its committed state; idempotent; call again when configs change. */
   configureTopic(topic: string, config: TopicTieringConfig): Promise<void>;
-  /** Forgets a deleted topic (its table stays: dropping data is the operator's call). */
-  removeTopic(topic: string): Promise<void>;
+  /**
+   * Forgets a deleted topic. With `dropTable` (what the broker does when a topic is deleted: Kafka deletes a
+   * deleted topic's data) its table is dropped and purged: metadata, data files and offset index. A table
+   * that is not this topic's (another owner, or another topic's) is left alone.
+   */
+  removeTopic(topic: string, options?: { dropTable?: boolean }): Promise<void>;
+  /**
+   * DeleteRecords reaching into remote data: the remote log start moves to `offset` (persisted in a table
+   * commit), segments wholly below it leave the table with their files. Rows of a segment only partly below
+   * stay in the table (Kafka reads hide them). Returns the remote log start, undefined when nothing is remote.
+   */
+  deleteRecordsBefore(tp: TopicPartitionId, offset: number): Promise<number | undefined>;
+  /** ListOffsets by timestamp in remote data: the first record at or after `offset` with timestamp >= `timestamp`. */
+  offsetForTimestamp(tp: TopicPartitionId, timestamp: number): Promise<{ offset: number; timestamp: number } | undefined>;
   /** Whether the topic is tiered (configured and enabled). */
   isTiered(topic: string): boolean;
   /** Queues a closed segment for copy and commit. Never blocks: the produce path calls it. */

@@ -117,9 +117,23 @@ export class IcebergTieringPlugin implements TieringPlugin {
     this.topics.set(topic, { config, table });
   }
 
-  async removeTopic(topic: string): Promise<void> {
+  async removeTopic(topic: string, options: { dropTable?: boolean } = {}): Promise<void> {
+    const entry = this.topics.get(topic);
     this.topics.delete(topic);
     this.scheduler.forgetTopic(topic);
+    if (options.dropTable) await IcebergTopic.drop({ catalog: this.options.catalog, topic, namespace: entry?.config.namespace ?? ['kafka'], table: entry?.table });
+  }
+
+  async deleteRecordsBefore(tp: TopicPartitionId, offset: number): Promise<number | undefined> {
+    const t = this.tiered(tp.topic);
+    if (t === undefined) return undefined;
+    await t.truncateBefore(tp.partition, offset);
+    return this.metadata.remoteLogStartOffset(tp);
+  }
+
+  offsetForTimestamp(tp: TopicPartitionId, timestamp: number): Promise<{ offset: number; timestamp: number } | undefined> {
+    const t = this.tiered(tp.topic);
+    return t === undefined ? Promise.resolve(undefined) : t.offsetForTimestamp(tp.partition, timestamp);
   }
 
   isTiered(topic: string): boolean {

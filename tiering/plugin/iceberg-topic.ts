@@ -8,11 +8,15 @@
  *   partition's highest committed offset and manifest. `SnapshotUpdate.validate` refuses a commit whose base
  *   already holds those offsets, and an ambiguous failure is settled by reloading the table: the summary says
  *   whether it landed. So a retry after a crash neither duplicates nor loses rows;
- * - remove: total retention, data files and manifest entries in one overwrite snapshot, objects deleted after.
+ * - remove: total retention, data files and manifest entries in one overwrite snapshot, objects deleted after;
+ *   DeleteRecords moves the remote log start the same way (truncateBefore); a deleted topic's table is dropped
+ *   with its files (drop).
  *
  * Operations that change the table run one at a time (a promise chain); reads use the in-memory manifests.
  */
 import type { Catalog, TableIdentifier } from '../../iceberg/catalog/catalog.js';
+import { decodeRecordBatch } from '../../protocol/record-batch/record-batch.js';
+import { iterateBatches } from '../../protocol/record-batch/batches.js';
 import { CatalogError } from '../../iceberg/catalog/catalog.js';
 import type { DataFile } from '../../iceberg/data-file.js';
 import type { FileIO } from '../../iceberg/io/file-io.js';
@@ -162,7 +166,8 @@ export class IcebergTopic {
         added.push({ baseOffset: s.baseOffset, lastOffset: s.lastOffset, maxTimestamp: s.maxTimestamp, sizeInBytes: s.sizeInBytes, dataFiles: s.dataFiles, indexFiles: s.indexFiles });
         committed = s.lastOffset;
       }
-      const logStartOffset = m.segments.length === 0 && m.committedOffset < 0 ? (added[0]?.baseOffset ?? 0) : m.logStartOffset;
+      // The first commit starts the remote log at its first segment, unless DeleteRecords already moved it higher.
+      const logStartOffset = m.segments.length === 0 && m.committedOffset < 0 ? Math.max(m.logStartOffset, added[0]?.baseOffset ?? 0) : m.logStartOffset;
       next.set(p, { partition: p, logStartOffset, committedOffset: committed, segments: [...m.segments, ...added] });
     }
     // Segments holding only control batches add no rows: the snapshot then only moves the committed offsets
@@ -242,6 +247,67 @@ export class IcebergTopic {
     });
   }
 
+  /**
+   * DeleteRecords below (or across) the remote history: the remote log start moves up to `offset`, segments
+   * wholly below it are removed in the same commit as the new start, then their objects are deleted. Rows of
+   * the segment holding `offset` stay (Kafka reads start at the log start). No-op when the start is already
+   * at or past `offset`.
+   */
+  truncateBefore(partition: number, offset: number): Promise<void> {
+    return this.serial(async () => {
+      const m = this.manifest(partition);
+      if (offset <= m.logStartOffset) return;
+      const doomed = m.segments.filter((s) => s.lastOffset < offset);
+      const next: PartitionManifest = { ...m, logStartOffset: offset, segments: m.segments.slice(doomed.length) };
+      const update = this.table.newOverwrite();
+      for (const s of doomed) for (const f of s.dataFiles) update.deleteFile(f);
+      if (update.isEmpty) update.allowNoFileChanges();
+      const loc = manifestLocation(this.table.location, partition);
+      await this.io.put(loc, serializeManifest(next));
+      update.set(COMMITTED_OFFSET_PREFIX + partition, String(next.committedOffset)).set(SEGMENTS_PREFIX + partition, loc);
+      await this.table.commit(update);
+      this.manifests.set(partition, next);
+      for (const s of doomed) for (const f of [...s.dataFiles, ...s.indexFiles]) await this.io.delete(f).catch(() => undefined);
+    });
+  }
+
+  /**
+   * ListOffsets by timestamp over the remote history: the first data record (from the remote log start) whose
+   * timestamp is >= `timestamp`. Segments whose max timestamp is below it are skipped without reading; the
+   * first candidate segment is read batch by batch from the table. LogAppendTime batches count every record
+   * at the batch's max timestamp, as Kafka does.
+   */
+  async offsetForTimestamp(partition: number, timestamp: number): Promise<{ offset: number; timestamp: number } | undefined> {
+    const m = this.manifest(partition);
+    for (const s of m.segments) {
+      if (s.lastOffset < m.logStartOffset || (s.maxTimestamp >= 0 && s.maxTimestamp < timestamp)) continue;
+      let from = Math.max(s.baseOffset, m.logStartOffset);
+      while (from <= s.lastOffset) {
+        const r = await this.read(partition, from, 1 << 20, true);
+        if (r.records.length === 0 || r.nextOffset <= from) break;
+        const found = firstAtOrAfter(r.records, timestamp, m.logStartOffset);
+        if (found !== undefined) return found;
+        from = r.nextOffset;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Drops the topic's table with its files (metadata, data, offset index), when it is this topic's table
+   * (owned by Floe's tiering and naming this topic). Waits for the table's running operations first.
+   */
+  static async drop(options: { catalog: Catalog; topic: string; namespace: readonly string[]; table?: IcebergTopic | undefined }): Promise<boolean> {
+    const { catalog, topic, namespace, table } = options;
+    const id: TableIdentifier = { namespace, name: topic };
+    await table?.tail;
+    if (!(await catalog.tableExists(id))) return false;
+    const props = (await catalog.loadTable(id)).metadata.properties;
+    if (props[FLOE_OWNER_PROPERTY] !== FLOE_OWNER || props[TOPIC_PROPERTY] !== topic) return false;
+    await catalog.dropTable(id, { purge: true });
+    return true;
+  }
+
   /** Committed batches from `fetchOffset`, crossing into later segments when one has nothing at or after it. */
   async read(partition: number, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<RemoteFetchResult> {
     const m = this.manifest(partition);
@@ -274,6 +340,21 @@ export class IcebergTopic {
     this.tail = run.catch(() => undefined);
     return run;
   }
+}
+
+/** The first data record in `batches` at or after `minOffset` whose timestamp is >= `timestamp`. */
+function firstAtOrAfter(batches: Buffer, timestamp: number, minOffset: number): { offset: number; timestamp: number } | undefined {
+  for (const b of iterateBatches(batches)) {
+    const batch = decodeRecordBatch(batches, b.start, { verifyCrc: false });
+    if (batch.isControl || Number(batch.maxTimestamp) < timestamp) continue;
+    const base = Number(batch.baseOffset);
+    for (const r of batch.records) {
+      const offset = base + r.offsetDelta;
+      const ts = batch.timestampType === 'log-append' ? Number(batch.maxTimestamp) : Number(batch.baseTimestamp) + r.timestampDelta;
+      if (offset >= minOffset && ts >= timestamp) return { offset, timestamp: ts };
+    }
+  }
+  return undefined;
 }
 
 function key(partition: number, baseOffset: number): string {
