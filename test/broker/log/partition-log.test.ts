@@ -319,3 +319,28 @@ test('after close, calls fail with LOG_CLOSED', async (t) => {
   await assert.rejects(log.append(batchOf('q', 1)), (e) => isLogError(e, 'LOG_CLOSED'));
   await assert.rejects(log.read(0, 10), (e) => isLogError(e, 'LOG_CLOSED'));
 });
+
+test('DeleteRecords deletes segments wholly below the new start even when canDeleteSegment refuses (their records are gone)', async (t) => {
+  const dir = await tempDir(t);
+  const log = await openLog(dir, { config: { 'segment.bytes': 300 }, canDeleteSegment: () => false });
+  for (let i = 0; i < 6; i++) await log.append(batchOf(`r${i}`, 2, { valueBytes: 60 }));
+  assert.equal(await log.enforceRetention(), 0, 'retention waits for the gate');
+  assert.equal(await log.deleteRecordsBefore(5), 5);
+  assert.deepEqual(log.segmentInfos().map((s) => s.baseOffset), [4, 6, 8, 10], 'segments 0 and 2 are deleted; 4 holds the new start');
+});
+
+test('startEmptyLogAt moves an empty log to a later start, persistently, and refuses a log with records', async (t) => {
+  const dir = await tempDir(t);
+  let log = await PartitionLog.open({ dir, config: { 'segment.bytes': 300 } });
+  assert.equal(await log.startEmptyLogAt(0), false, 'already there');
+  assert.equal(await log.startEmptyLogAt(42), true);
+  assert.deepEqual([log.logStartOffset, log.logEndOffset], [42, 42]);
+  assert.deepEqual(log.segmentInfos().map((s) => s.baseOffset), [42], 'the empty segment at 0 is replaced');
+  assert.equal((await log.append(batchOf('s', 2, { valueBytes: 10 }))).baseOffset, 42, 'the next append continues there');
+  assert.equal(await log.startEmptyLogAt(100), false, 'a log with records is left alone');
+  await log.close();
+  log = await openLog(dir, { config: { 'segment.bytes': 300 } });
+  assert.deepEqual([log.logStartOffset, log.logEndOffset], [42, 44], 'after a reopen');
+  assert.deepEqual((await readAll(log, 42)).map((b) => b.baseOffset), [42]);
+  await assert.rejects(log.read(0, 100), (e) => isLogError(e, 'OFFSET_OUT_OF_RANGE'));
+});
