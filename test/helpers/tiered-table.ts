@@ -35,6 +35,23 @@ export function currentSummary(load: Record<string, unknown>): Record<string, st
 }
 
 /**
+ * A snapshot summary property as of the current snapshot: the value in the newest snapshot of the current
+ * ancestry that sets it (Floe writes a partition's committed offset only in the snapshots that change it).
+ */
+export function latestProperty(load: Record<string, unknown>, key: string): string | undefined {
+  const metadata = load['metadata'] as { 'current-snapshot-id'?: number | null; snapshots?: { 'snapshot-id': number; 'parent-snapshot-id'?: number; summary: Record<string, string> }[] };
+  const byId = new Map((metadata.snapshots ?? []).map((s) => [s['snapshot-id'], s]));
+  for (let id = metadata['current-snapshot-id']; id !== undefined && id !== null; ) {
+    const snap = byId.get(id);
+    if (snap === undefined) return undefined;
+    const v = snap.summary[key];
+    if (v !== undefined) return v;
+    id = snap['parent-snapshot-id'];
+  }
+  return undefined;
+}
+
+/**
  * The live data files of the table's current snapshot, listed by icebird's manifest reader (an independent
  * Avro and manifest implementation), as local paths.
  */

@@ -13,7 +13,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { spawnBroker, tempDir, type BrokerProcess } from '../../helpers/broker.js';
-import { currentSummary, kcatRead, loadTable, tableRows, waitFor } from '../../helpers/tiered-table.js';
+import { currentSummary, kcatRead, latestProperty, loadTable, tableRows, waitFor, type TableRow } from '../../helpers/tiered-table.js';
 
 const TOPIC = 'crashy';
 const PARTITIONS = 2;
@@ -48,22 +48,28 @@ interface Acked {
 }
 
 /** Produces 5-record batches (acks=all) until the broker dies or `maxSends` is reached; returns what was acknowledged. */
-async function produceUntilDeath(bootstrap: string, tag: string, maxSends: number): Promise<{ acked: Acked[]; failed: boolean }> {
+async function produceUntilDeath(bootstrap: string, tag: string, maxSends: number, create = true): Promise<{ acked: Acked[]; failed: boolean }> {
   const kafka = new Kafka({ brokers: [bootstrap], clientId: `crash-${tag}`, logLevel: logLevel.NOTHING, retry: { retries: 0 } });
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({
-    topics: [{ topic: TOPIC, numPartitions: PARTITIONS, configEntries: [
-      { name: 'segment.bytes', value: '2048' },
-      { name: 'local.retention.bytes', value: '0' },
-      { name: 'iceberg.commit.interval.ms', value: '300' },
-    ] }],
-  });
-  await admin.disconnect();
-  const producer = kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 0 } });
-  await producer.connect();
   const acked: Acked[] = [];
   let failed = false;
+  const producer = kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 0 } });
+  try {
+    if (create) {
+      const admin = kafka.admin();
+      await admin.connect();
+      await admin.createTopics({
+        topics: [{ topic: TOPIC, numPartitions: PARTITIONS, configEntries: [
+          { name: 'segment.bytes', value: '2048' },
+          { name: 'local.retention.bytes', value: '0' },
+          { name: 'iceberg.commit.interval.ms', value: '300' },
+        ] }],
+      });
+      await admin.disconnect();
+    }
+    await producer.connect();
+  } catch {
+    return { acked, failed: true }; // the broker died before the first send
+  }
   for (let i = 0; i < maxSends; i++) {
     const partition = i % PARTITIONS;
     const messages = Array.from({ length: 5 }, (_, j) => ({ key: `${tag}-k${i}-${j}`, value: `${tag}-v${i}-${j}-${PAD}`, partition }));
@@ -80,6 +86,86 @@ async function produceUntilDeath(bootstrap: string, tag: string, maxSends: numbe
   return { acked, failed };
 }
 
+/**
+ * Restarts the broker without fault injection, waits for tiering to commit every partition up to its log end
+ * and for the local hand-off, then checks table rows, Kafka reads from offset 0, and the acknowledged records.
+ */
+async function restartAndVerify(logDir: string, warehouse: string, acked: readonly Acked[], cleanups: (() => Promise<unknown>)[]): Promise<{ ends: Map<number, number>; rows: TableRow[] }> {
+  const second = await spawnBroker(logDir, flags(warehouse));
+  cleanups.push(() => stop(second));
+  const restUrl = second.restUrl;
+  assert.ok(restUrl, 'the REST catalog runs');
+  const kafka = new Kafka({ brokers: [second.bootstrap], clientId: 'crash-check', logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  cleanups.push(() => admin.disconnect());
+  const ends = new Map((await admin.fetchTopicOffsets(TOPIC)).map((o) => [o.partition, Number(o.high)]));
+
+  // Tiering catches up: the table's summary says every partition is committed to its log end.
+  let summary: Record<string, string> | undefined;
+  await waitFor('the table to hold every record', async () => {
+    const load = await loadTable(restUrl, TOPIC);
+    summary = load === undefined ? undefined : currentSummary(load);
+    if (summary === undefined) return undefined;
+    for (let p = 0; p < PARTITIONS; p++) if (Number(latestProperty(load as Record<string, unknown>, `floe.kafka.committed-offset.${p}`) ?? -1) !== (ends.get(p) ?? 0) - 1) return undefined;
+    return true;
+  }).catch((err: unknown) => {
+    const warnings = second.output().split('\n').filter((l) => /"level":"(warn|error)"/.test(l)).slice(-5);
+    throw new Error(`${String(err)}; log ends ${JSON.stringify([...ends])}, table summary ${JSON.stringify(summary)}; broker warnings:\n${warnings.join('\n')}`);
+  });
+  // ... and the local hand-off deletes committed segments, so offset 0 is served from Parquet.
+  for (let p = 0; p < PARTITIONS; p++) await waitFor(`local segments of partition ${p} to be handed off`, async () => ((await localStart(logDir, p)) > 0 ? true : undefined));
+
+  const rows = await tableRows(restUrl, TOPIC, warehouse);
+  for (let p = 0; p < PARTITIONS; p++) {
+    const end = ends.get(p) ?? 0;
+    const inTable = rows.filter((r) => r.partition === p);
+    assert.deepEqual(inTable.map((r) => r.offset), Array.from({ length: end }, (_, i) => i), `partition ${p}: one row per offset 0..${end - 1}, no duplicates, no gaps`);
+    const fetched = await kcatRead(second.bootstrap, TOPIC, p, 0);
+    assert.deepEqual(fetched.map((r) => r.offset), Array.from({ length: end }, (_, i) => i), `partition ${p}: kcat reads every offset from 0`);
+    assert.deepEqual(
+      inTable.map((r) => ({ offset: r.offset, key: r.key?.toString() ?? '', value: r.value?.toString() ?? '' })),
+      fetched,
+      `partition ${p}: the table rows are the Kafka records`,
+    );
+    const values = fetched.map((r) => r.value);
+    for (const a of acked.filter((x) => x.partition === p)) {
+      assert.equal(values.filter((v) => v === a.value).length, 1, `acknowledged ${a.value} is in partition ${p} exactly once`);
+    }
+  }
+  return { ends, rows };
+}
+
+/** The marker crash-points.ts prints just before the SIGKILL. */
+function marker(point: string): RegExp {
+  const [name, nth] = point.split(':');
+  return new RegExp(`FLOE_TIERING_CRASH ${name} ${nth ?? '1'}\\n`);
+}
+
+/**
+ * One cycle: starts the broker set to kill itself at `point`, produces until it dies, checks it died by
+ * SIGKILL at that point, and returns what was acknowledged. Re-queued segments may reach the point before
+ * the listener starts; then nothing was produced.
+ */
+async function crashCycle(logDir: string, warehouse: string, point: string, tag: string, create: boolean): Promise<Acked[]> {
+  let broker: BrokerProcess;
+  try {
+    broker = await spawnBroker(logDir, flags(warehouse), 0, { env: { ...process.env, FLOE_TIERING_CRASH_AT: point } });
+  } catch (err) {
+    assert.match(String(err), marker(point), `the broker died at ${point} during start-up, nothing else: ${String(err)}`);
+    return [];
+  }
+  try {
+    const { acked } = await produceUntilDeath(broker.bootstrap, tag, 2000, create);
+    const ended = await broker.ended;
+    assert.equal(ended.signal, 'SIGKILL', `the broker died by SIGKILL, not ${JSON.stringify(ended)}:\n${broker.output()}`);
+    assert.match(broker.output(), marker(point), `it died at ${point}`);
+    return acked;
+  } finally {
+    await stop(broker);
+  }
+}
+
 for (const point of ['mid-upload:4', 'before-commit:2', 'after-commit:2']) {
   const name = point.split(':')[0] as string;
   test(`a broker killed at ${name} recovers: one table row per record, every record fetchable from offset 0`, { timeout: 60_000 }, async (t) => {
@@ -92,53 +178,31 @@ for (const point of ['mid-upload:4', 'before-commit:2', 'after-commit:2']) {
     });
     const logDir = join(root, 'log');
     const warehouse = join(root, 'warehouse');
-
-    const first = await spawnBroker(logDir, flags(warehouse), 0, { env: { ...process.env, FLOE_TIERING_CRASH_AT: point } });
-    cleanups.push(() => stop(first));
-    const { acked } = await produceUntilDeath(first.bootstrap, name, 2000);
-    const ended = await first.ended;
-    assert.equal(ended.signal, 'SIGKILL', `the broker died by SIGKILL, not ${JSON.stringify(ended)}:\n${first.output()}`);
-    assert.match(first.output(), new RegExp(`FLOE_TIERING_CRASH ${name} ${point.split(':')[1]}\\n`), 'it died at the crash point');
+    const acked = await crashCycle(logDir, warehouse, point, name, true);
     assert.ok(acked.length > 0, 'some records were acknowledged before the crash');
-
-    const second = await spawnBroker(logDir, flags(warehouse));
-    cleanups.push(() => stop(second));
-    const restUrl = second.restUrl;
-    assert.ok(restUrl, 'the REST catalog runs');
-    const kafka = new Kafka({ brokers: [second.bootstrap], clientId: 'crash-check', logLevel: logLevel.NOTHING });
-    const admin = kafka.admin();
-    await admin.connect();
-    cleanups.push(() => admin.disconnect());
-    const ends = new Map((await admin.fetchTopicOffsets(TOPIC)).map((o) => [o.partition, Number(o.high)]));
-
-    // Tiering catches up: the table's summary says every partition is committed to its log end.
-    await waitFor('the table to hold every record', async () => {
-      const load = await loadTable(restUrl, TOPIC);
-      const summary = load === undefined ? undefined : currentSummary(load);
-      if (summary === undefined) return undefined;
-      for (let p = 0; p < PARTITIONS; p++) if (Number(summary[`floe.kafka.committed-offset.${p}`] ?? -1) !== (ends.get(p) ?? 0) - 1) return undefined;
-      return true;
-    });
-    // ... and the local hand-off deletes committed segments, so offset 0 is served from Parquet.
-    for (let p = 0; p < PARTITIONS; p++) await waitFor(`local segments of partition ${p} to be handed off`, async () => ((await localStart(logDir, p)) > 0 ? true : undefined));
-
-    const rows = await tableRows(restUrl, TOPIC, warehouse);
-    for (let p = 0; p < PARTITIONS; p++) {
-      const end = ends.get(p) ?? 0;
-      const inTable = rows.filter((r) => r.partition === p);
-      assert.deepEqual(inTable.map((r) => r.offset), Array.from({ length: end }, (_, i) => i), `partition ${p}: one row per offset 0..${end - 1}, no duplicates, no gaps`);
-      const fetched = await kcatRead(second.bootstrap, TOPIC, p, 0);
-      assert.deepEqual(fetched.map((r) => r.offset), Array.from({ length: end }, (_, i) => i), `partition ${p}: kcat reads every offset from 0`);
-      assert.deepEqual(
-        inTable.map((r) => ({ offset: r.offset, key: r.key?.toString() ?? '', value: r.value?.toString() ?? '' })),
-        fetched,
-        `partition ${p}: the table rows are the Kafka records`,
-      );
-      const values = fetched.map((r) => r.value);
-      for (const a of acked.filter((x) => x.partition === p)) {
-        assert.equal(values.filter((v) => v === a.value).length, 1, `acknowledged ${a.value} is in partition ${p} exactly once`);
-      }
-    }
+    const { ends, rows } = await restartAndVerify(logDir, warehouse, acked, cleanups);
     t.diagnostic(`${point}: ${acked.length} acknowledged records, log ends ${JSON.stringify([...ends])}, ${rows.length} table rows`);
   });
 }
+
+test('ten kills in a row at every crash point, on the same log and warehouse: nothing lost or duplicated', { timeout: 90_000 }, async (t) => {
+  const root = await tempDir('floe-crash-cycles-');
+  const cleanups: (() => Promise<unknown>)[] = [];
+  t.after(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    await rm(root, { recursive: true, force: true });
+  });
+  const logDir = join(root, 'log');
+  const warehouse = join(root, 'warehouse');
+  const points = ['mid-upload:2', 'before-commit:1', 'after-commit:1', 'mid-upload:1', 'before-commit:2', 'after-commit:2', 'mid-upload:3', 'before-commit:1', 'after-commit:1', 'mid-upload:1'];
+  const acked: Acked[] = [];
+  const perCycle: number[] = [];
+  for (const [i, point] of points.entries()) {
+    const got = await crashCycle(logDir, warehouse, point, `c${i}`, i === 0);
+    perCycle.push(got.length);
+    acked.push(...got);
+  }
+  assert.ok(acked.length > 0);
+  const { ends, rows } = await restartAndVerify(logDir, warehouse, acked, cleanups);
+  t.diagnostic(`${points.length} kills (${points.join(', ')}): acknowledged per cycle ${perCycle.join(', ')}; log ends ${JSON.stringify([...ends])}, ${rows.length} table rows`);
+});
