@@ -15,6 +15,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { fetchContext } from '../fetch/fetch-session.js';
 import type { FetchWaiters } from '../fetch/fetch-waiters.js';
 import { checkCurrentLeaderEpoch } from '../fetch/leader-epoch.js';
+import { isLogError } from '../log/errors.js';
 import type { PartitionLog } from '../log/partition-log.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
@@ -153,7 +154,13 @@ export class FetchHandler implements ApiHandler {
           } else if (fetchOffset < highWatermark) {
             // The first partition with data may exceed the limits by one batch; later ones may not.
             const limit = Math.max(0, Math.min(p.partitionMaxBytes, budget));
-            const r = await log.read(fetchOffset, limit, { maxOffset: highWatermark, minOneBatch: pass.bytes === 0 });
+            const r = await log.read(fetchOffset, limit, { maxOffset: highWatermark, minOneBatch: pass.bytes === 0 }).catch(async (err: unknown) => {
+              // The local hand-off deleted the segment during the read: tiered storage holds it now.
+              const remote = this.remote;
+              if (!(isLogError(err, 'OFFSET_OUT_OF_RANGE') && remote && fetchOffset < log.logStartOffset && fetchOffset >= remote.logStartOffset(t.topic, p.partition, log.logStartOffset))) throw err;
+              const records = await remote.read(t.topic, p.partition, fetchOffset, limit, pass.bytes === 0);
+              return { records, logStartOffset: log.logStartOffset };
+            });
             data.records = r.records;
             data.logStartOffset = BigInt(this.remote ? this.remote.logStartOffset(t.topic, p.partition, r.logStartOffset) : r.logStartOffset);
             pass.bytes += r.records.length;

@@ -426,7 +426,12 @@ export class PartitionLog {
     const upper = Math.min(options.maxOffset ?? logEndOffset, logEndOffset);
     const minOneBatch = options.minOneBatch ?? true;
     const segs = this.segments;
-    for (let i = Math.max(0, floorSegment(segs, fetchOffset)); i < segs.length; i++) {
+    const from = floorSegment(segs, fetchOffset);
+    if (from < 0) {
+      // Its segment was deleted while this read started (retention): never answer with a later segment's batches.
+      throw new LogError('OFFSET_OUT_OF_RANGE', `offset ${fetchOffset} is below the first segment (${segs[0]?.baseOffset}); its segment was just deleted, fetch again`);
+    }
+    for (let i = from; i < segs.length; i++) {
       const seg = segs[i] as LogSegment;
       if (seg.baseOffset >= upper) break;
       const r = await seg.read(Math.max(fetchOffset, seg.baseOffset), maxBytes, upper, minOneBatch);
@@ -554,13 +559,14 @@ export class PartitionLog {
       // Wholly below the log start (DeleteRecords): its records are deleted, so the gate (not tiered yet) has no say.
       if (!belowStart && gate !== undefined && !(await gate(seg.baseOffset, seg.lastOffset))) break;
       await this.sealing.get(seg);
+      // The start moves before the segment leaves the list: a concurrent read of its offsets gets
+      // OFFSET_OUT_OF_RANGE (and tiered storage can answer it), never the next segment's batches.
+      const moved = next.baseOffset > this.startOffset;
+      if (moved) this.startOffset = next.baseOffset;
       this.segments = this.segments.slice(1);
       await seg.delete();
       deleted++;
-      if (next.baseOffset > this.startOffset) {
-        this.startOffset = next.baseOffset;
-        await this.writeCheckpoint();
-      }
+      if (moved) await this.writeCheckpoint();
     }
     return deleted;
   }

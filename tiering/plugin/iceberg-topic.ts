@@ -327,6 +327,9 @@ export class IcebergTopic {
         minOneBatch,
       });
       if (r.records.length > 0) return r;
+      // Empty without minOneBatch may mean "the next batch is over maxBytes": moving on to a later segment
+      // would skip it. Only an empty answer with minOneBatch says this segment has nothing at or after the offset.
+      if (!minOneBatch) break;
     }
     return { records: EMPTY, nextOffset: fetchOffset };
   }
