@@ -257,3 +257,74 @@ test('a segment of control batches only commits on its own: a snapshot without f
   await again.plugin.configureTopic(TOPIC, CONFIG);
   assert.equal(again.plugin.metadata.highestCommittedOffset({ topic: TOPIC, partition: 0 }), 5);
 });
+
+test('deleteRecordsBefore moves the remote log start in a commit, removes whole segments below it, and survives a restart', async (t) => {
+  const e = await env(t);
+  const { plugin, catalog, io } = e.open();
+  await plugin.configureTopic(TOPIC, CONFIG);
+  for (const s of [await segment(e.dir, 0, 0, 1, 5), await segment(e.dir, 0, 5, 1, 5), await segment(e.dir, 0, 10, 1, 5)]) plugin.segmentClosed(s);
+  await plugin.drain();
+  const tp = { topic: TOPIC, partition: 0 };
+  const [first] = plugin.metadata.listRemoteLogSegments(tp);
+  assert.ok(first);
+
+  assert.equal(await plugin.deleteRecordsBefore(tp, 7), 7);
+  assert.deepEqual(plugin.metadata.listRemoteLogSegments(tp).map((s) => s.baseOffset), [5, 10], 'the segment wholly below 7 is gone');
+  for (const f of [...first.dataFiles, ...first.indexFiles]) assert.equal(await io.head(f), undefined, `${f} is deleted`);
+  assert.deepEqual(await tableRows(e.warehouse, catalog, io, t), expected([[0, 5, 14]]), 'rows of the segment holding 7 stay');
+  await assert.rejects(plugin.read(tp, 6, 1 << 20, true), { code: 'OFFSET_OUT_OF_RANGE' });
+  assert.equal(records((await plugin.read(tp, 7, 1 << 20, true)).records)[0]?.offset, 5, 'the batch holding the start comes whole');
+  assert.equal(await plugin.deleteRecordsBefore(tp, 3), 7, 'never moves backwards');
+  assert.deepEqual(await plugin.offsetForTimestamp(tp, 0), { offset: 7, timestamp: 1_700_000_000_000 + 7 }, 'timestamps below the start answer the start');
+
+  // A later commit keeps the start; a new process reads it from the table.
+  plugin.segmentClosed(await segment(e.dir, 0, 15, 1, 5));
+  await plugin.drain();
+  const again = e.open();
+  await again.plugin.configureTopic(TOPIC, CONFIG);
+  assert.equal(again.plugin.metadata.remoteLogStartOffset(tp), 7);
+  assert.equal(again.plugin.metadata.highestCommittedOffset(tp), 19);
+
+  // Past everything committed: no remote segment is left, and none comes back from a restart.
+  assert.equal(await again.plugin.deleteRecordsBefore(tp, 25), undefined);
+  const third = e.open();
+  await third.plugin.configureTopic(TOPIC, CONFIG);
+  assert.deepEqual(third.plugin.metadata.listRemoteLogSegments(tp), []);
+  assert.deepEqual(await tableRows(e.warehouse, third.catalog, third.io, t), []);
+});
+
+test('offsetForTimestamp finds the first record at or after a timestamp in the table, skipping segments by their max timestamp', async (t) => {
+  const e = await env(t);
+  const { plugin } = e.open();
+  await plugin.configureTopic(TOPIC, CONFIG);
+  // The record at offset o has timestamp T + o; the first segment's max timestamp (T + 9) is below T + 12.
+  for (const s of [await segment(e.dir, 0, 0, 2, 5, 1_700_000_000_000), await segment(e.dir, 0, 10, 2, 5, 1_700_000_000_000)]) plugin.segmentClosed(s);
+  await plugin.drain();
+  const tp = { topic: TOPIC, partition: 0 };
+  const T = 1_700_000_000_000;
+  assert.deepEqual(await plugin.offsetForTimestamp(tp, T), { offset: 0, timestamp: T });
+  assert.deepEqual(await plugin.offsetForTimestamp(tp, T + 3), { offset: 3, timestamp: T + 3 });
+  assert.deepEqual(await plugin.offsetForTimestamp(tp, T + 12), { offset: 12, timestamp: T + 12 }, 'in the second segment');
+  assert.deepEqual(await plugin.offsetForTimestamp(tp, T + 19), { offset: 19, timestamp: T + 19 }, 'the last record');
+  assert.equal(await plugin.offsetForTimestamp(tp, T + 1000), undefined);
+});
+
+test('removeTopic with dropTable drops and purges the topic table, and leaves another owner\'s table alone', async (t) => {
+  const e = await env(t);
+  const { plugin, catalog, io } = e.open();
+  await plugin.configureTopic(TOPIC, CONFIG);
+  plugin.segmentClosed(await segment(e.dir, 0, 0, 1, 5));
+  await plugin.drain();
+  const id = { namespace: ['kafka'], name: TOPIC };
+  const location = (await Table.load(catalog, id, io)).location;
+  await plugin.removeTopic(TOPIC, { dropTable: true });
+  assert.equal(await catalog.tableExists(id), false);
+  const left: string[] = [];
+  for await (const o of io.list(`${location}/`)) left.push(o.location);
+  assert.deepEqual(left, [], 'no object of the table is left');
+
+  // A same-named table that Floe's tiering does not own stays.
+  await catalog.createTable({ namespace: ['kafka'], name: 'foreign' }, { schema: { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'n', required: true, type: 'long' }] } });
+  await plugin.removeTopic('foreign', { dropTable: true });
+  assert.equal(await catalog.tableExists({ namespace: ['kafka'], name: 'foreign' }), true);
+});
