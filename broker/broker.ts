@@ -93,6 +93,7 @@ export class Broker {
     await topics.reconcile();
     if (tiering) {
       await tiering.attach(logs, metadata.listTopics());
+      topics.setPrepareHook(tiering.prepareNewTopic);
       topics.onChange((name, record) => {
         tiering.topicChanged(name, record).catch((err: unknown) => log.error('tiering could not follow a topic change', { err, topic: name }));
       });

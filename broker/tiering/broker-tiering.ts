@@ -173,6 +173,26 @@ export class BrokerTiering implements RemoteLogReader {
     this.retentionTimer.unref();
   }
 
+  /**
+   * Before a new topic becomes visible: load its table (a topic of that name may have history there, e.g.
+   * after the local disk was lost) and make its empty logs continue after it, so that no client can produce
+   * at an offset the table already holds. Failures are logged; topicChanged tries again after the creation.
+   */
+  prepareNewTopic = async (name: string, partitions: number, configs: Readonly<Record<string, string>>): Promise<void> => {
+    try {
+      const cfg = topicTieringConfig(configs, this.config);
+      if (!cfg.enabled) return;
+      await this.plugin.configureTopic(name, cfg);
+      for (let p = 0; p < partitions; p++) {
+        const plog = this.logs?.get(name, p);
+        const committed = this.plugin.metadata.highestCommittedOffset({ topic: name, partition: p });
+        if (plog !== undefined && committed >= 0 && plog.logEndOffset <= committed) await this.recoverFromTable(name, p, plog, committed);
+      }
+    } catch (err) {
+      this.log.warn('could not load the table of a new topic before it became visible; retrying after its creation', { err, topic: name });
+    }
+  };
+
   /** A topic was created, altered or deleted (record undefined). */
   async topicChanged(name: string, record: TopicRecord | undefined): Promise<void> {
     if (record === undefined) {

@@ -39,6 +39,12 @@ export function logConfigFor(overrides: Readonly<Record<string, string>>, broker
 /** Told after a topic is created, altered or deleted (record undefined); used by tiering to follow configs. */
 export type TopicChangeListener = (name: string, record: TopicRecord | undefined) => void;
 
+/**
+ * Runs after a new topic's logs exist and before the topic is visible to clients (tiering: an empty log of a
+ * topic whose table already holds offsets continues after them, before anything can be produced at 0).
+ */
+export type TopicPrepareHook = (name: string, partitions: number, configs: Readonly<Record<string, string>>) => Promise<void>;
+
 export class TopicManager {
   private readonly changeListeners = new Set<TopicChangeListener>();
 
@@ -54,6 +60,13 @@ export class TopicManager {
     this.changeListeners.add(listener);
     return () => this.changeListeners.delete(listener);
   }
+
+  /** Sets the hook run before a created topic becomes visible (one hook; the broker's tiering). */
+  setPrepareHook(hook: TopicPrepareHook | undefined): void {
+    this.prepareHook = hook;
+  }
+
+  private prepareHook: TopicPrepareHook | undefined;
 
   private changed(name: string, record: TopicRecord | undefined): void {
     for (const l of this.changeListeners) l(name, record);
@@ -111,6 +124,7 @@ export class TopicManager {
     for (let p = 0; p < count; p++) await this.logs.getOrCreate(name, p, logConfig);
     let record: TopicRecord;
     try {
+      await this.prepareHook?.(name, count, configs);
       record = await this.metadata.createTopic(name, count, configs);
     } catch (err) {
       // Lost a race with another create, or the metadata write failed: drop the logs no topic owns.
