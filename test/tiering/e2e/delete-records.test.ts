@@ -3,11 +3,6 @@
 // and ListOffsets earliest are X, a fetch below X is OFFSET_OUT_OF_RANGE, and everything from X on is served
 // unchanged, whether X falls in the hot log (before tiering) or inside the tiered range (after hand-off).
 //
-// The "below X" halves are marked todo: today the broker resurrects deleted records once they are tiered
-// (DeleteRecords moves only the local log start; the remote log start never moves, and
-// BrokerTiering.logStartOffset answers min(remote start, local start)). See the e2e report for the details.
-// Remove the todo markers when broker/tiering honours DeleteRecords.
-//
 // Gaps that live INSIDE the stored history (compacted topics, aborted transactions, control records) cannot be
 // made through this broker yet (compaction and transactions are refused); the conversion layer covers them:
 // test/tiering/convert/segment-fixture.ts builds batches whose offsets skip ranges between and inside batches,
@@ -89,7 +84,7 @@ test('DeleteRecords in the hot log, then tiering: records from X on are served e
   const first = hot.findIndex((h) => x <= Number(h.batch.baseOffset) + h.batch.lastOffsetDelta);
   assertSameBatches(hot.slice(first), await fetchAllBatches(b.port, TOPIC, 0, x), `from ${x}`);
 
-  await t.test('and the records below X stay deleted', { todo: 'broker/tiering: tiering copies whole segments and the remote log start ignores the log start offset, so records below X come back' }, async () => {
+  await t.test('and the records below X stay deleted', async () => {
     await assertBelowIsGone(b, x);
   });
 });
@@ -104,7 +99,7 @@ test('DeleteRecords inside the tiered range: records from X on are still served 
   const first = hot.findIndex((h) => x <= Number(h.batch.baseOffset) + h.batch.lastOffsetDelta);
   assertSameBatches(hot.slice(first), await fetchAllBatches(b.port, TOPIC, 0, x), `from ${x}`);
 
-  await t.test('and answers low watermark X, and the records below X are gone', { todo: 'broker/tiering: DeleteRecords below the local log start is a no-op that answers the local log start' }, async () => {
+  await t.test('and answers low watermark X, and the records below X are gone', async () => {
     assert.equal(res.lowWatermark, x, 'DeleteRecords answers the new low watermark');
     await assertBelowIsGone(b, x);
   });
