@@ -1,5 +1,13 @@
 /**
- * Fetch (key 1), versions 4-12 (v13+ names topics by id; the schema declares up to 17 but we serve 12).
+ * Fetch (key 1), versions 4-17.
+ *
+ * Topics: up to v12 a request names each topic; from v13 it carries the topic id instead (as Metadata
+ * returned it) and the response echoes that id. An id this broker does not know (never created, or the
+ * topic was deleted, even if recreated under the same name) is UNKNOWN_TOPIC_ID on each of its partitions,
+ * as in Kafka; a known topic with a missing partition stays UNKNOWN_TOPIC_OR_PARTITION. v15 moves the
+ * replica id into the tagged ReplicaState (consumers send -1 either way; like v4-14 it is not consulted:
+ * this broker has no followers). v16 adds the tagged NodeEndpoints that come with KIP-951 leader hints,
+ * which a single broker never sends; v17 adds the tagged ReplicaDirectoryId of follower fetches (ignored).
  *
  * Reads partitions in request order within `maxBytes` overall and `partitionMaxBytes` each; the first batch
  * of the first partition that has data is returned whole even if it is larger (Kafka's KIP-74 rule), so a
@@ -30,6 +38,14 @@ interface FetchPartitionRequest {
   partitionMaxBytes: number;
 }
 
+interface FetchTopicRequest {
+  /** v4-12. */
+  topic: string;
+  /** v13+. */
+  topicId: Buffer;
+  partitions: FetchPartitionRequest[];
+}
+
 interface FetchRequest {
   maxWaitMs: number;
   minBytes: number;
@@ -37,8 +53,20 @@ interface FetchRequest {
   isolationLevel: number;
   sessionId: number;
   sessionEpoch: number;
-  topics: { topic: string; partitions: FetchPartitionRequest[] }[];
+  topics: FetchTopicRequest[];
 }
+
+/** A request topic resolved against metadata: its name, or the error every partition gets. */
+interface ResolvedTopic {
+  name: string;
+  id: Buffer;
+  error: number;
+  partitions: FetchPartitionRequest[];
+}
+
+/** Fetch requests carry topic ids instead of names from this version on. */
+export const FIRST_TOPIC_ID_VERSION = 13;
+const ZERO_UUID = Buffer.alloc(16);
 
 interface PartitionData {
   partitionIndex: number;
@@ -52,7 +80,8 @@ interface PartitionData {
 }
 
 interface ReadPass {
-  responses: { topic: string; partitions: PartitionData[] }[];
+  /** Both name and id are filled; the codec writes the one the version carries. */
+  responses: { topic: string; topicId: Buffer; partitions: PartitionData[] }[];
   bytes: number;
   errors: boolean;
   /** Each partition read and the log end offset it had when read: a change means new data. */
@@ -65,7 +94,7 @@ export const READ_COMMITTED = 1;
 export class FetchHandler implements ApiHandler {
   readonly apiKey = 1;
   readonly minVersion = 4;
-  readonly maxVersion = 12;
+  readonly maxVersion = 17;
 
   constructor(
     private readonly topics: TopicManager,
@@ -82,7 +111,8 @@ export class FetchHandler implements ApiHandler {
     if (session.kind === 'error') return { throttleTimeMs: 0, errorCode: session.errorCode, sessionId: 0, responses: [] };
     const deadline = this.clock() + Math.max(0, req.maxWaitMs);
     for (;;) {
-      const pass = await this.readAll(req);
+      // Resolved on every pass: a topic deleted while the request waits is not read by its old name.
+      const pass = await this.readAll(req, this.resolve(req.topics, ctx.apiVersion));
       const remaining = deadline - this.clock();
       if (pass.bytes >= req.minBytes || pass.errors || remaining <= 0 || pass.seen.length === 0) return this.response(pass, session.sessionId);
       // Appends that landed while we were reading would not wake us: check before waiting (synchronously).
@@ -99,15 +129,31 @@ export class FetchHandler implements ApiHandler {
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId, responses: pass.responses };
   }
 
-  private async readAll(req: FetchRequest): Promise<ReadPass> {
+  /** Names the request's topics: by name up to v12, by id from v13 (UNKNOWN_TOPIC_ID if the id is not ours). */
+  private resolve(topics: readonly FetchTopicRequest[], apiVersion: number): ResolvedTopic[] {
+    return topics.map((t) => {
+      if (apiVersion < FIRST_TOPIC_ID_VERSION) {
+        const record = this.topics.getTopic(t.topic);
+        return { name: t.topic, id: record?.id ?? ZERO_UUID, error: record === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NONE, partitions: t.partitions };
+      }
+      const record = t.topicId.equals(ZERO_UUID) ? undefined : this.topics.metadata.getTopicById(t.topicId);
+      return { name: record?.name ?? '', id: t.topicId, error: record === undefined ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.NONE, partitions: t.partitions };
+    });
+  }
+
+  private async readAll(req: FetchRequest, topics: readonly ResolvedTopic[]): Promise<ReadPass> {
     const pass: ReadPass = { responses: [], bytes: 0, errors: false, seen: [] };
     let budget = req.maxBytes;
     const committed = req.isolationLevel === READ_COMMITTED;
-    for (const t of req.topics) {
+    for (const t of topics) {
       const partitions: PartitionData[] = [];
-      const topic = this.topics.getTopic(t.topic);
       for (const p of t.partitions) {
-        const log = topic === undefined ? undefined : this.topics.partitionLog(t.topic, p.partition);
+        if (t.error !== ErrorCode.NONE) {
+          partitions.push(failure(p.partition, t.error));
+          pass.errors = true;
+          continue;
+        }
+        const log = this.topics.partitionLog(t.name, p.partition);
         if (log === undefined) {
           partitions.push(failure(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
           pass.errors = true;
@@ -134,13 +180,13 @@ export class FetchHandler implements ApiHandler {
         };
         const fetchOffset = Number(p.fetchOffset);
         const localStart = log.logStartOffset;
-        const logStart = this.remote ? this.remote.logStartOffset(t.topic, p.partition, localStart) : localStart;
+        const logStart = this.remote ? this.remote.logStartOffset(t.name, p.partition, localStart) : localStart;
         data.logStartOffset = BigInt(logStart);
         try {
           if (fetchOffset < localStart && fetchOffset >= logStart && this.remote) {
             // Below the local log: tiered storage answers with the stored batches (offsets, CRCs as produced).
             const limit = Math.max(0, Math.min(p.partitionMaxBytes, budget));
-            let records = await this.remote.read(t.topic, p.partition, fetchOffset, limit, pass.bytes === 0);
+            let records = await this.remote.read(t.name, p.partition, fetchOffset, limit, pass.bytes === 0);
             if (records.length === 0) {
               // A gap between the table and the local log (e.g. records deleted before they were tiered).
               records = (await log.read(localStart, limit, { maxOffset: highWatermark, minOneBatch: pass.bytes === 0 })).records;
@@ -157,24 +203,24 @@ export class FetchHandler implements ApiHandler {
             const r = await log.read(fetchOffset, limit, { maxOffset: highWatermark, minOneBatch: pass.bytes === 0 }).catch(async (err: unknown) => {
               // The local hand-off deleted the segment during the read: tiered storage holds it now.
               const remote = this.remote;
-              if (!(isLogError(err, 'OFFSET_OUT_OF_RANGE') && remote && fetchOffset < log.logStartOffset && fetchOffset >= remote.logStartOffset(t.topic, p.partition, log.logStartOffset))) throw err;
-              const records = await remote.read(t.topic, p.partition, fetchOffset, limit, pass.bytes === 0);
+              if (!(isLogError(err, 'OFFSET_OUT_OF_RANGE') && remote && fetchOffset < log.logStartOffset && fetchOffset >= remote.logStartOffset(t.name, p.partition, log.logStartOffset))) throw err;
+              const records = await remote.read(t.name, p.partition, fetchOffset, limit, pass.bytes === 0);
               return { records, logStartOffset: log.logStartOffset };
             });
             data.records = r.records;
-            data.logStartOffset = BigInt(this.remote ? this.remote.logStartOffset(t.topic, p.partition, r.logStartOffset) : r.logStartOffset);
+            data.logStartOffset = BigInt(this.remote ? this.remote.logStartOffset(t.name, p.partition, r.logStartOffset) : r.logStartOffset);
             pass.bytes += r.records.length;
             budget -= r.records.length;
           }
         } catch (err) {
-          data.errorCode = toErrorResult(err, this.log, { topic: t.topic, partition: p.partition }).errorCode;
+          data.errorCode = toErrorResult(err, this.log, { topic: t.name, partition: p.partition }).errorCode;
           data.records = EMPTY;
           pass.errors = true;
         }
         pass.seen.push({ log, logEndOffset });
         partitions.push(data);
       }
-      pass.responses.push({ topic: t.topic, partitions });
+      pass.responses.push({ topic: t.name, topicId: t.id, partitions });
     }
     return pass;
   }

@@ -125,3 +125,123 @@ test('ListOffsets: earliest, latest, max timestamp, by timestamp to the exact re
   ]);
   assert.equal(firstPartition(await client.request(0, 9, produceBody('lo', 0, batchOf(['g'])))).logStartOffset, 6n);
 });
+
+// ---- Fetch v13+: topics by id ----
+
+interface IdPartition {
+  partition: number;
+  fetchOffset: bigint;
+}
+
+/** A Fetch v13+ body: topics named by id; v15+ carries the replica id in ReplicaState, v17 a directory id. */
+function fetchByIdBody(topics: { topicId: Buffer; partitions: IdPartition[] }[], version: number, opts: { maxWaitMs?: number; minBytes?: number } = {}) {
+  return {
+    ...(version >= 15 ? { replicaState: { replicaId: -1, replicaEpoch: -1n } } : { replicaId: -1 }),
+    maxWaitMs: opts.maxWaitMs ?? 0,
+    minBytes: opts.minBytes ?? 0,
+    maxBytes: 0x7fffffff,
+    isolationLevel: 0,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: topics.map((t) => ({
+      topicId: t.topicId,
+      partitions: t.partitions.map((p) => ({
+        partition: p.partition,
+        currentLeaderEpoch: -1,
+        fetchOffset: p.fetchOffset,
+        lastFetchedEpoch: -1,
+        logStartOffset: -1n,
+        partitionMaxBytes: 1 << 20,
+        // Follower fetches only; a consumer that sent one anyway is answered like any consumer.
+        ...(version >= 17 ? { replicaDirectoryId: Buffer.alloc(16, 7) } : {}),
+      })),
+    })),
+    forgottenTopicsData: [],
+    rackId: '',
+  };
+}
+
+interface IdTopicResponse {
+  topicId: Buffer;
+  partitions: { partitionIndex: number; errorCode: number; highWatermark: bigint; records: Buffer | null }[];
+}
+
+/** The topic id as a client learns it: from Metadata v12. */
+async function topicIdOf(client: WireClient, topic: string): Promise<Buffer> {
+  const md = await client.request(3, 12, { topics: [{ topicId: Buffer.alloc(16), name: topic }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  const t = (md.topics as { errorCode: number; topicId: Buffer }[])[0];
+  assert.equal(t?.errorCode, 0, `Metadata knows ${topic}`);
+  return t.topicId;
+}
+
+const offsetsIn = (records: Buffer | null | undefined) => scanBatches(records ?? Buffer.alloc(0)).batches.map((b) => b.baseOffset);
+
+test('Fetch v13-17 by topic id: the response echoes the id and carries what v12 returns by name; ApiVersions advertises 4-17', async (t) => {
+  const { client } = await setup(t);
+  await client.request(0, 9, produceBody('ids', 0, batchOf(['a', 'b'])));
+  await client.request(0, 9, produceBody('ids', 0, batchOf(['c'])));
+  await client.request(0, 9, produceBody('ids', 1, batchOf(['d'])));
+  const id = await topicIdOf(client, 'ids');
+  assert.notDeepEqual(id, Buffer.alloc(16));
+  const byName = fetchPartitions(await client.request(1, 12, fetchBody('ids', [{ partition: 0, fetchOffset: 1n }, { partition: 1, fetchOffset: 0n }])));
+  for (let version = 13; version <= 17; version++) {
+    const res = await client.request(1, version, fetchByIdBody([{ topicId: id, partitions: [{ partition: 0, fetchOffset: 1n }, { partition: 1, fetchOffset: 0n }] }], version));
+    const topics = res.responses as IdTopicResponse[];
+    assert.equal(topics.length, 1);
+    assert.deepEqual(topics[0]?.topicId, id, `v${version} echoes the topic id`);
+    const parts = topics[0]?.partitions ?? [];
+    assert.deepEqual(parts.map((p) => [p.partitionIndex, p.errorCode, p.highWatermark]), [[0, 0, 3n], [1, 0, 1n]], `v${version}`);
+    assert.deepEqual(parts.map((p) => offsetsIn(p.records)), [[0n, 2n], [0n]], `v${version}: the batch holding offset 1, then the next`);
+    assert.deepEqual(parts.map((p) => p.records), byName.map((p) => p.records), `v${version} returns the bytes v12 returns`);
+    if (version >= 16) assert.deepEqual(res.nodeEndpoints, [], 'no leader hints from the only broker');
+  }
+  const versions = await client.request(18, 3, { clientSoftwareName: 'wire-test', clientSoftwareVersion: '1' });
+  const fetch = (versions.apiKeys as { apiKey: number; minVersion: number; maxVersion: number }[]).find((k) => k.apiKey === 1);
+  assert.deepEqual([fetch?.minVersion, fetch?.maxVersion], [4, 17]);
+});
+
+test('Fetch v13+: an id the broker does not know is UNKNOWN_TOPIC_ID at once, also the id of a deleted topic recreated under its name', async (t) => {
+  const { client, broker } = await setup(t);
+  await client.request(0, 9, produceBody('gone', 0, batchOf(['old'])));
+  const oldId = await topicIdOf(client, 'gone');
+  const random = Buffer.from('00112233445566778899aabbccddeeff', 'hex');
+  // A long poll with minBytes would wait; an unknown topic answers at once, as any partition error does.
+  const unknown = await client.request(1, 13, fetchByIdBody([{ topicId: random, partitions: [{ partition: 0, fetchOffset: 0n }, { partition: 1, fetchOffset: 0n }] }], 13, { maxWaitMs: 600_000, minBytes: 1 }));
+  const [topic] = unknown.responses as IdTopicResponse[];
+  assert.deepEqual(topic?.topicId, random);
+  assert.deepEqual(topic?.partitions.map((p) => [p.partitionIndex, p.errorCode, p.highWatermark, p.records?.length ?? 0]), [[0, ErrorCode.UNKNOWN_TOPIC_ID, -1n, 0], [1, ErrorCode.UNKNOWN_TOPIC_ID, -1n, 0]]);
+  const zero = (await client.request(1, 16, fetchByIdBody([{ topicId: Buffer.alloc(16), partitions: [{ partition: 0, fetchOffset: 0n }] }], 16))).responses as IdTopicResponse[];
+  assert.equal(zero[0]?.partitions[0]?.errorCode, ErrorCode.UNKNOWN_TOPIC_ID, 'the zero id names no topic');
+
+  await broker.broker.services.topics.deleteTopic('gone');
+  await broker.broker.services.topics.createTopic('gone', 1);
+  await client.request(0, 9, produceBody('gone', 0, batchOf(['new'])));
+  const newId = await topicIdOf(client, 'gone');
+  assert.notDeepEqual(newId, oldId, 'a recreated topic gets a new id');
+  const stale = (await client.request(1, 15, fetchByIdBody([{ topicId: oldId, partitions: [{ partition: 0, fetchOffset: 0n }] }], 15))).responses as IdTopicResponse[];
+  assert.equal(stale[0]?.partitions[0]?.errorCode, ErrorCode.UNKNOWN_TOPIC_ID, 'the old id does not read the new topic');
+  const fresh = (await client.request(1, 15, fetchByIdBody([{ topicId: newId, partitions: [{ partition: 0, fetchOffset: 0n }] }], 15))).responses as IdTopicResponse[];
+  const record = scanBatches(fresh[0]?.partitions[0]?.records ?? Buffer.alloc(0)).batches;
+  assert.deepEqual([fresh[0]?.partitions[0]?.errorCode, record.length], [0, 1]);
+});
+
+test('Fetch v13+ mixed: known and unknown ids in one request keep their order; a missing partition of a known id is UNKNOWN_TOPIC_OR_PARTITION', async (t) => {
+  const { client } = await setup(t);
+  await client.request(0, 9, produceBody('m1', 1, batchOf(['x'])));
+  await client.request(0, 9, produceBody('m2', 0, batchOf(['y', 'z'])));
+  const [m1, m2] = [await topicIdOf(client, 'm1'), await topicIdOf(client, 'm2')];
+  const unknown = Buffer.alloc(16, 0xab);
+  const res = await client.request(1, 16, fetchByIdBody([
+    { topicId: m2, partitions: [{ partition: 0, fetchOffset: 0n }, { partition: 9, fetchOffset: 0n }] },
+    { topicId: unknown, partitions: [{ partition: 0, fetchOffset: 0n }] },
+    { topicId: m1, partitions: [{ partition: 1, fetchOffset: 0n }, { partition: 0, fetchOffset: 0n }] },
+  ], 16));
+  const topics = res.responses as IdTopicResponse[];
+  assert.deepEqual(topics.map((x) => x.topicId), [m2, unknown, m1]);
+  const summary = topics.map((x) => x.partitions.map((p) => [p.partitionIndex, p.errorCode, offsetsIn(p.records)]));
+  assert.deepEqual(summary, [
+    [[0, 0, [0n]], [9, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, []]],
+    [[0, ErrorCode.UNKNOWN_TOPIC_ID, []]],
+    [[1, 0, [0n]], [0, 0, []]],
+  ]);
+});
