@@ -9,7 +9,8 @@
  *   3. its size is within maxBytes (BATCH_TOO_LARGE → MESSAGE_TOO_LARGE);
  *   4. the CRC32C matches (CRC_MISMATCH → CORRUPT_MESSAGE);
  *   5. the compression code is known; the records decompress within maxDecompressedBytes;
- *   6. every record decodes and their number equals recordsCount;
+ *   6. every record is well formed and their number equals recordsCount (walked without decoding into
+ *      objects, see record-walk.ts);
  *   7. offset deltas: 0..count-1 with lastOffsetDelta = count-1 (strict, for producers), or increasing
  *      within 0..lastOffsetDelta (relaxed, for compacted batches re-read from a log).
  */
@@ -18,7 +19,7 @@ import { DEFAULT_MAX_DECOMPRESSED_BYTES, compressionOf, type CompressionType } f
 import { assertBatchCrc } from './crc.js';
 import { RecordBatchError } from './errors.js';
 import { checkBatchBounds, recordsSection } from './record-batch.js';
-import { decodeRecords } from './records.js';
+import { walkRecords } from './record-walk.js';
 
 export interface ValidateOptions {
   /** Largest accepted batch in bytes (the topic's max.message.bytes). Default: no limit. */
@@ -52,26 +53,21 @@ export function validateBatch(buf: Buffer, options: ValidateOptions = {}): Valid
   const compression = compressionOf(header.attributes);
   if (header.recordsCount < 0) throw new RecordBatchError('RECORD_COUNT_MISMATCH', `batch declares ${header.recordsCount} records`, { offset: BATCH_OFFSETS.recordsCount });
   const data = recordsSection(buf, 0, end, compression, options.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES);
-  const records = decodeRecords(data, header.recordsCount);
+  // Walked, not decoded: same checks and errors as decodeRecords, without an object per record.
   const strict = options.strictOffsets ?? true;
-  let maxDelta = 0;
-  let previous = -1;
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i]!;
-    if (i === 0 || r.timestampDelta > maxDelta) maxDelta = r.timestampDelta;
-    const ok = strict ? r.offsetDelta === i : r.offsetDelta > previous && r.offsetDelta <= header.lastOffsetDelta;
-    if (!ok) {
-      throw new RecordBatchError(
-        'INVALID_OFFSET_DELTA',
-        `record ${i} has offsetDelta ${r.offsetDelta}; ${strict ? `expected ${i}` : `expected more than ${previous} and at most lastOffsetDelta ${header.lastOffsetDelta}`}`,
-      );
-    }
-    previous = r.offsetDelta;
+  const walk = walkRecords(data, header.recordsCount, strict, header.lastOffsetDelta);
+  if (walk.badIndex >= 0) {
+    const i = walk.badIndex;
+    throw new RecordBatchError(
+      'INVALID_OFFSET_DELTA',
+      `record ${i} has offsetDelta ${walk.badOffsetDelta}; ${strict ? `expected ${i}` : `expected more than ${walk.badPrevious} and at most lastOffsetDelta ${header.lastOffsetDelta}`}`,
+    );
   }
-  if (strict && header.lastOffsetDelta !== records.length - 1) {
-    throw new RecordBatchError('INVALID_OFFSET_DELTA', `lastOffsetDelta is ${header.lastOffsetDelta} but the batch holds ${records.length} records`, {
+  if (strict && header.lastOffsetDelta !== header.recordsCount - 1) {
+    throw new RecordBatchError('INVALID_OFFSET_DELTA', `lastOffsetDelta is ${header.lastOffsetDelta} but the batch holds ${header.recordsCount} records`, {
       offset: BATCH_OFFSETS.lastOffsetDelta,
     });
   }
+  const maxDelta = walk.maxTimestampDelta;
   return { header, compression, maxRecordTimestamp: header.baseTimestamp + BigInt(maxDelta) };
 }
