@@ -59,5 +59,5 @@ export async function platformaticAdmin(bootstrap: string, group: string, topic:
 }
 
 export const kafkajsDriver: GroupClientDriver = { name: 'kafkajs', startMember: (o) => nodeMember('kafkajs-member', o), admin: kafkajsAdmin };
-/** Membership only: platformatic-member.ts says why its members do not consume from Floe. */
+/** A @platformatic/kafka group member in its own node process (see platformatic-member.ts). */
 export const platformaticMember = (o: MemberOptions): MemberProcess => nodeMember('platformatic-member', o);
