@@ -14,20 +14,14 @@ import { randomUUID } from 'node:crypto';
 import type { FileIO } from '../../iceberg/io/file-io.js';
 import { latestSummaryProperty } from '../../iceberg/transaction.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
-import { TieringError, type RemoteLogSegmentMetadata } from './api.js';
+import { TieringError, type RemoteLogSegmentMetadata, type TopicPartitionId } from './api.js';
 
 export const COMMITTED_OFFSET_PREFIX = 'floe.kafka.committed-offset.';
 export const SEGMENTS_PREFIX = 'floe.kafka.segments.';
 const FORMAT_VERSION = 1;
 
-export interface SegmentEntry {
-  readonly baseOffset: number;
-  readonly lastOffset: number;
-  readonly maxTimestamp: number;
-  readonly sizeInBytes: number;
-  readonly dataFiles: readonly string[];
-  readonly indexFiles: readonly string[];
-}
+/** A committed segment as the partition's manifest lists it: the remote metadata without its topic-partition. */
+export type SegmentEntry = Omit<RemoteLogSegmentMetadata, keyof TopicPartitionId>;
 
 export interface PartitionManifest {
   readonly partition: number;
