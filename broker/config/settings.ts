@@ -48,6 +48,7 @@ export const SETTINGS = Object.freeze([
   { key: 'iceberg.enabled.default', type: 'bool', default: true, doc: 'Default of the topic config iceberg.enabled: with true (and remote.log.storage.system.enable) every topic is also an Iceberg table unless it sets iceberg.enabled=false.' },
   { key: 'iceberg.warehouse', type: 'string', default: './data/warehouse', doc: 'Where tables live: a local folder (path or file:///...) or s3://bucket/prefix.' },
   { key: 'iceberg.rest.port', type: 'int', default: 8181, min: -1, max: 65535, doc: 'Port of the built-in Iceberg REST catalog (0 picks a free port, -1 turns it off).' },
+  { key: 'iceberg.rest.token', type: 'string', default: '', doc: 'Bearer token the Iceberg REST catalog requires on every request (empty: no authentication).' },
   { key: 'iceberg.rest.host', type: 'string', default: '0.0.0.0', doc: 'Address the Iceberg REST catalog binds to.' },
   { key: 'iceberg.commit.interval.ms', type: 'long', default: 60_000, min: 1, doc: 'Default of the topic config iceberg.commit.interval.ms: the active segment rolls and a table snapshot is committed at most this often, so tables lag the log by about this much.' },
   { key: 'iceberg.s3.endpoint', type: 'string', default: '', doc: 'S3 endpoint for S3-compatible stores (MinIO, Ceph, R2); empty for AWS.' },

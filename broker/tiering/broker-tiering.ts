@@ -124,7 +124,8 @@ export class BrokerTiering implements RemoteLogReader {
     });
     let rest: RestCatalogServer | undefined;
     const port = config['iceberg.rest.port'];
-    if (port >= 0) rest = new RestCatalogServer({ catalog, port, host: config['iceberg.rest.host'], warehouse, tableConfig });
+    const token = config['iceberg.rest.token'];
+    if (port >= 0) rest = new RestCatalogServer({ catalog, port, host: config['iceberg.rest.host'], warehouse, tableConfig, ...(token !== '' ? { token } : {}) });
     const t = new BrokerTiering(plugin, io, rest, config, tlog);
     if (rest) {
       try {
