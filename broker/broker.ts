@@ -80,7 +80,7 @@ export class Broker {
     if (!listener) throw new Error(`invalid listeners '${config['listeners']}'`);
     const dataDir = config['log.dirs'];
     const metadata = await EmbeddedMetadataStore.open(dataDir, config['cluster.id']);
-    const tiering = await BrokerTiering.start({ config, log, codec: defaultSegmentCodec() });
+    const tiering = await BrokerTiering.start({ config, log, codec: defaultSegmentCodec({ batchCacheBytes: config['remote.log.reader.cache.total.size.bytes'] }) });
     const logs = await LogManager.open({
       dataDir: join(dataDir),
       configFor: (topic) => logConfigFor(metadata.getTopic(topic)?.configs ?? {}, config),

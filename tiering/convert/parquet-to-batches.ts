@@ -15,8 +15,11 @@
  * every cold fetch (gzip at ~125 MB/s would cap remote reads). `compression: 'original'` re-compresses with
  * the batch's own codec for links where bandwidth matters more; the compressed bytes then differ from the
  * producer's (other compressor settings) but the records and CRC validity do not.
+ *
+ * Caches: parsed footers (`FooterCache`) and rebuilt batches (`BatchCache`), both under byte budgets.
  */
 import type * as arrow from 'apache-arrow';
+import { LRUCache } from 'lru-cache';
 import type { FileIO } from '../../iceberg/io/file-io.js';
 import { readParquetTable } from '../../iceberg/parquet/reader.js';
 import { ATTR_COMPRESSION_MASK, BATCH_HEADER_SIZE, BATCH_LOG_OVERHEAD, BATCH_OFFSETS } from '../../protocol/record-batch/header.js';
@@ -42,6 +45,50 @@ export function createFooterCache(maxBytes: number): FooterCache {
 }
 const footerCosts = new WeakMap<ThriftStructNode, number>();
 
+/**
+ * Rebuilt batches kept in memory under a byte budget (lru-cache `maxSize`), so repeated reads of one remote
+ * range (several consumers, re-reads after a rebalance) skip the range read, the Parquet decode and the
+ * record encoding. Keyed by data file location, batch base offset and compression mode; the files are
+ * immutable once written (deterministic names: a retry writes the same bytes), so entries never go stale.
+ */
+export class BatchCache {
+  private readonly lru: LRUCache<string, Buffer>;
+  hits = 0;
+  misses = 0;
+  constructor(readonly maxBytes: number) {
+    // A batch larger than the whole budget is not kept (lru-cache refuses it); the rest evict oldest first.
+    this.lru = new LRUCache<string, Buffer>({ maxSize: Math.max(1, maxBytes), sizeCalculation: (b) => Math.max(1, b.length + BATCH_ENTRY_OVERHEAD) });
+  }
+  static key(location: string, b: IndexedBatch, compression: RebuildCompression): string {
+    return `${location}@${b.baseOffset}/${compression}`;
+  }
+  get(key: string): Buffer | undefined {
+    const v = this.lru.get(key);
+    if (v === undefined) this.misses++;
+    else this.hits++;
+    return v;
+  }
+  set(key: string, batch: Buffer): void {
+    if (this.maxBytes > 0) this.lru.set(key, batch);
+  }
+  /** Bytes charged against the budget (batch bytes plus a fixed per-entry overhead). */
+  get bytes(): number {
+    return this.lru.calculatedSize;
+  }
+  get size(): number {
+    return this.lru.size;
+  }
+  clear(): void {
+    this.lru.clear();
+  }
+}
+/** What one cache entry costs beyond its bytes (key string, Buffer object, LRU slots), roughly. */
+const BATCH_ENTRY_OVERHEAD = 256;
+
+export function createBatchCache(maxBytes: number): BatchCache {
+  return new BatchCache(maxBytes);
+}
+
 export interface RemoteFetchRequest {
   readonly io: FileIO;
   readonly tableLocation: string;
@@ -50,6 +97,8 @@ export interface RemoteFetchRequest {
   /** Stop before a batch that would take the response past this many bytes; the first batch is always whole. */
   readonly maxBytes: number;
   readonly footers?: FooterCache;
+  /** Rebuilt batches served from memory when present, and kept there after a read. */
+  readonly batches?: BatchCache;
   /** Default 'none' (see the module comment). */
   readonly compression?: RebuildCompression;
 }
@@ -249,13 +298,17 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
   const { first, end } = planFetch(index, req.fetchOffset, req.maxBytes, compression);
   if (end <= first) return { records: Buffer.alloc(0), batchCount: 0, nextOffset: req.fetchOffset, bytesRead: 0 };
   const batches = index.batches.slice(first, end);
-  const dataBatches = batches.filter((b) => b.stored === null && b.recordsCount > 0);
+  const df = index.dataFile;
+  const location = df === null ? null : resolveLocation(req.tableLocation, df.path);
+  const cache = location !== null ? req.batches : undefined;
+  // Batches found in the cache; only the others are read and rebuilt.
+  const cached: (Buffer | undefined)[] = cache ? batches.map((b) => (b.stored === null && b.recordsCount > 0 ? cache.get(BatchCache.key(location!, b, compression)) : undefined)) : [];
+  const dataBatches = batches.filter((b, i) => b.stored === null && b.recordsCount > 0 && cached[i] === undefined);
   let cursor: RowCursor | null = null;
   let rowBase = 0;
   let bytesRead = 0;
   if (dataBatches.length > 0) {
-    const df = index.dataFile;
-    if (df === null) throw new TieringConvertError('INDEX_MISMATCH', `index of offsets ${index.baseOffset}..${index.lastOffset} has data batches but no data file; rebuild the index`);
+    if (df === null || location === null) throw new TieringConvertError('INDEX_MISMATCH', `index of offsets ${index.baseOffset}..${index.lastOffset} has data batches but no data file; rebuild the index`);
     const firstRow = dataBatches[0]!.firstRow;
     const lastB = dataBatches[dataBatches.length - 1]!;
     const lastRow = lastB.firstRow + lastB.recordsCount - 1;
@@ -264,7 +317,6 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
     if (rgA < 0 || rgB < 0) throw new TieringConvertError('INDEX_MISMATCH', `rows ${firstRow}..${lastRow} are in no row group of the index; rebuild the index`);
     const a = index.rowGroups[rgA]!;
     const z = index.rowGroups[rgB]!;
-    const location = resolveLocation(req.tableLocation, df.path);
     const [footer, span] = await Promise.all([
       loadFooter(req.io, location, index, req.footers),
       req.io.getRange(location, a.byteStart, z.byteStart + z.byteLength - a.byteStart),
@@ -275,21 +327,31 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
     rowBase = a.firstRow;
   }
   const out: Buffer[] = [];
-  for (const b of batches) {
+  for (let i = 0; i < batches.length; i++) {
+    const b = batches[i]!;
     if (b.stored !== null) {
       out.push(b.stored);
       continue;
     }
     if (b.recordsCount === 0) continue;
+    const hit = cached[i];
+    if (hit !== undefined) {
+      out.push(hit);
+      continue;
+    }
     const section = recordsSection(b, cursor!, rowBase);
     if (section.length !== b.recordsBytes) {
       throw new TieringConvertError('INDEX_MISMATCH', `batch at offset ${b.baseOffset} rebuilt to ${section.length} bytes of records, the index recorded ${b.recordsBytes}; the data file does not match its index`);
     }
-    out.push(assembleBatch(b, section, compression));
+    const rebuilt = assembleBatch(b, section, compression);
+    if (cache) cache.set(BatchCache.key(location!, b, compression), rebuilt);
+    out.push(rebuilt);
   }
   const lastBatch = batches[batches.length - 1]!;
   return {
-    records: out.length === 1 ? out[0]! : Buffer.concat(out),
+    // Cached buffers are shared between fetches: hand out a copy, so a caller that writes into its
+    // response (or keeps it) cannot change what the next fetch gets.
+    records: out.length === 1 && !cache ? out[0]! : Buffer.concat(out),
     batchCount: out.length,
     nextOffset: lastBatch.baseOffset + BigInt(lastBatch.lastOffsetDelta) + 1n,
     bytesRead,

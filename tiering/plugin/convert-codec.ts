@@ -14,7 +14,7 @@ import { FIELD_IDS, topicTableSchema } from '../convert/schema.js';
 import { resolveLocation } from '../offset-index/location.js';
 import { ByteBudgetCache } from '../offset-index/cache.js';
 import { decodeSegmentIndex, type SegmentIndex } from '../offset-index/format.js';
-import { createFooterCache, fetchFromParquet, type FooterCache, type RebuildCompression } from '../convert/parquet-to-batches.js';
+import { createBatchCache, createFooterCache, fetchFromParquet, type BatchCache, type FooterCache, type RebuildCompression } from '../convert/parquet-to-batches.js';
 import type { RemoteFetchResult } from './api.js';
 import type { ConvertedSegment, ConvertSegmentInput, ReadSegmentInput, SegmentCodec } from './segment-codec.js';
 
@@ -27,21 +27,30 @@ export interface ConvertCodecOptions {
   /** Memory for cached offset indexes and Parquet footers. Default 64 MiB each. */
   readonly indexCacheBytes?: number;
   readonly footerCacheBytes?: number;
+  /**
+   * Memory for rebuilt record batches, so repeated reads of one remote range are served from memory
+   * (broker setting `remote.log.reader.cache.total.size.bytes`). Default 128 MiB; 0 turns the cache off.
+   */
+  readonly batchCacheBytes?: number;
   /** How rebuilt batches are compressed (see ../convert/parquet-to-batches.ts). Default 'none'. */
   readonly compression?: RebuildCompression;
 }
 
 const MiB = 1024 * 1024;
+export const DEFAULT_BATCH_CACHE_BYTES = 128 * MiB;
 
 export class ConvertCodec implements SegmentCodec {
   private readonly indexes: ByteBudgetCache<SegmentIndex>;
   private readonly footers: FooterCache;
+  /** Rebuilt batches; exposed so operators (metrics) and tests can see its hits and bytes. */
+  readonly batches: BatchCache;
 
   constructor(private readonly options: ConvertCodecOptions = {}) {
     const indexSizes = new WeakMap<SegmentIndex, number>();
     this.sizes = indexSizes;
     this.indexes = new ByteBudgetCache<SegmentIndex>({ maxBytes: options.indexCacheBytes ?? 64 * MiB, sizeOf: (i) => indexSizes.get(i) ?? 4096 });
     this.footers = createFooterCache(options.footerCacheBytes ?? 64 * MiB);
+    this.batches = createBatchCache(options.batchCacheBytes ?? DEFAULT_BATCH_CACHE_BYTES);
   }
 
   private readonly sizes: WeakMap<SegmentIndex, number>;
@@ -81,7 +90,8 @@ export class ConvertCodec implements SegmentCodec {
 
   /**
    * Batches from the segment's first index (data file) holding `fetchOffset` or anything after it. Indexes
-   * and footers come from byte-bounded LRU caches, so a hot partition costs one range read per fetch.
+   * and footers come from byte-bounded LRU caches, so a hot partition costs one range read per fetch, and
+   * rebuilt batches from a third, so a range read again is served from memory.
    */
   async readSegment(input: ReadSegmentInput): Promise<RemoteFetchResult> {
     for (const location of input.indexFiles) {
@@ -100,6 +110,7 @@ export class ConvertCodec implements SegmentCodec {
         fetchOffset: BigInt(input.fetchOffset),
         maxBytes: input.maxBytes,
         footers: this.footers,
+        ...(this.batches.maxBytes > 0 ? { batches: this.batches } : {}),
         compression: this.options.compression ?? 'none',
       });
       if (r.records.length === 0) continue;
@@ -112,6 +123,6 @@ export class ConvertCodec implements SegmentCodec {
 }
 
 /** The codec the broker uses. */
-export function defaultSegmentCodec(): SegmentCodec {
-  return new ConvertCodec();
+export function defaultSegmentCodec(options: ConvertCodecOptions = {}): SegmentCodec {
+  return new ConvertCodec(options);
 }

@@ -10,7 +10,7 @@ import { scanBatches } from '../../../protocol/record-batch/batches.js';
 import { ATTR_COMPRESSION_MASK } from '../../../protocol/record-batch/header.js';
 import { compressionOf } from '../../../protocol/record-batch/compression.js';
 import { convertSegment, type ConvertedFile } from '../../../tiering/convert/segment-to-parquet.js';
-import { createFooterCache, fetchFromParquet, type RebuildCompression } from '../../../tiering/convert/parquet-to-batches.js';
+import { createBatchCache, createFooterCache, fetchFromParquet, type BatchCache, type RebuildCompression } from '../../../tiering/convert/parquet-to-batches.js';
 import { resolveLocation } from '../../../tiering/offset-index/location.js';
 import { findIndex } from '../../../tiering/offset-index/lookup.js';
 import { decodeSegmentIndex } from '../../../tiering/offset-index/format.js';
@@ -50,15 +50,16 @@ function originals(segment: Buffer) {
 }
 
 /** Fetches the whole tiered range batch by batch (maxBytes 1: one batch per call), chaining nextOffset. */
-async function fetchAll(x: Tiered, compression: RebuildCompression, maxBytes = 1): Promise<Buffer[]> {
+async function fetchAll(x: Tiered, compression: RebuildCompression, maxBytes = 1, batches?: BatchCache, onFetch?: (records: Buffer) => void): Promise<Buffer[]> {
   const out: Buffer[] = [];
   const footers = createFooterCache(1 << 20);
   let offset = 0n;
   for (;;) {
     const i = findIndex(x.files.map((f) => f.index), offset);
     if (i < 0) break;
-    const r = await fetchFromParquet({ io: x.io, tableLocation: x.table, index: x.files[i]!.index, fetchOffset: offset, maxBytes, footers, compression });
+    const r = await fetchFromParquet({ io: x.io, tableLocation: x.table, index: x.files[i]!.index, fetchOffset: offset, maxBytes, footers, compression, ...(batches ? { batches } : {}) });
     assert.ok(r.batchCount > 0);
+    onFetch?.(r.records);
     for (const b of scanBatches(r.records).batches) out.push(r.records.subarray(b.start, b.end));
     offset = r.nextOffset;
   }
@@ -158,4 +159,60 @@ test('a data file that does not match its index is reported, not misread', async
   const loc = resolveLocation(x.table, f.dataPath!);
   await writeFile(new URL(loc), Buffer.from(f.parquet!.bytes.subarray(0, 100)));
   await assert.rejects(fetchFromParquet({ io: x.io, tableLocation: x.table, index: f.index, fetchOffset: 0n, maxBytes: 1 << 20 }), { name: 'TieringConvertError', code: 'INDEX_MISMATCH' });
+});
+
+for (const compression of ['none', 'original'] as const) {
+  test(`batch cache: a repeated fetch is served from memory with identical bytes (compression ${compression})`, async (t) => {
+    const x = await tier(t);
+    const uncached = await fetchAll(x, compression, 64 * 1024);
+    const cache = createBatchCache(64 << 20);
+    const first = await fetchAll(x, compression, 64 * 1024, cache);
+    assert.deepEqual(Buffer.concat(first), Buffer.concat(uncached), 'filling the cache changes nothing');
+    assert.equal(cache.hits, 0);
+    assert.ok(cache.size > 0 && cache.misses >= cache.size, `${cache.size} batches cached after ${cache.misses} misses`);
+    // Remove the data files: a second read can only come from memory.
+    for (const f of x.files) if (f.dataPath !== null) await x.io.delete(resolveLocation(x.table, f.dataPath));
+    const misses = cache.misses;
+    const again = await fetchAll(x, compression, 64 * 1024, cache);
+    assert.deepEqual(Buffer.concat(again), Buffer.concat(uncached), 'the cached read returns the same bytes');
+    assert.equal(cache.misses, misses, 'no batch was missing from the cache');
+    assert.ok(cache.hits >= cache.size, `${cache.hits} hits`);
+    // A different slicing of the same range (one batch per fetch) is served from the same entries.
+    const single = await fetchAll(x, compression, 1, cache);
+    assert.deepEqual(Buffer.concat(single), Buffer.concat(uncached));
+    // A caller writing into a response cannot change what the next fetch gets.
+    for (const f of x.files) {
+      const r = await fetchFromParquet({ io: x.io, tableLocation: x.table, index: f.index, fetchOffset: f.index.baseOffset, maxBytes: 1 << 30, batches: cache, compression });
+      r.records.fill(0);
+    }
+    assert.deepEqual(Buffer.concat(await fetchAll(x, compression, 64 * 1024, cache)), Buffer.concat(uncached));
+  });
+}
+
+test('batch cache: the memory budget is respected, and a partly cached range reads only what is missing', async (t) => {
+  const x = await tier(t);
+  const uncached = await fetchAll(x, 'none', 1);
+  const total = uncached.reduce((n, b) => n + b.length, 0);
+  const budget = Math.floor(total / 4);
+  const cache = createBatchCache(budget);
+  let peak = 0;
+  const got = await fetchAll(x, 'none', 1, cache, () => (peak = Math.max(peak, cache.bytes)));
+  assert.deepEqual(Buffer.concat(got), Buffer.concat(uncached), 'evictions do not change what is returned');
+  assert.ok(peak > budget / 2, `the cache was used (peak ${peak} of ${budget})`);
+  assert.ok(peak <= budget && cache.bytes <= budget, `peak ${peak} and final ${cache.bytes} bytes within the budget of ${budget}`);
+  assert.ok(cache.size < uncached.length, `${cache.size} of ${uncached.length} batches kept`);
+  // The most recent batches are the ones kept: re-reading the tail hits, the head misses and is re-read.
+  const last = x.files[x.files.length - 1]!;
+  const hits = cache.hits;
+  const tail = await fetchFromParquet({ io: x.io, tableLocation: x.table, index: last.index, fetchOffset: last.index.lastOffset, maxBytes: 1, batches: cache });
+  assert.equal(tail.bytesRead, 0, 'the last batch came from memory');
+  assert.equal(cache.hits, hits + (tail.batchCount > 0 && last.index.batches[last.index.batches.length - 1]!.stored === null ? 1 : 0));
+  const head = x.files.find((f) => f.index.dataFile !== null)!;
+  const cold = await fetchFromParquet({ io: x.io, tableLocation: x.table, index: head.index, fetchOffset: head.index.baseOffset, maxBytes: 1 << 30, batches: cache });
+  assert.ok(cold.bytesRead > 0, 'evicted batches are read again');
+  assert.ok(cache.bytes <= budget);
+  // A zero budget keeps nothing.
+  const off = createBatchCache(0);
+  await fetchAll(x, 'none', 1 << 30, off);
+  assert.equal(off.size, 0);
 });
