@@ -24,6 +24,7 @@ import type { FileIO } from '../../iceberg/io/file-io.js';
 import { createFileIO, schemeOf } from '../../iceberg/io/registry.js';
 import { RestCatalogServer } from '../../iceberg/rest/server.js';
 import type { TieringPlugin, TopicTieringConfig } from '../../tiering/plugin/api.js';
+import { crashInsideCommit } from '../../tiering/plugin/crash-points.js';
 import { IcebergTieringPlugin } from '../../tiering/plugin/iceberg-tiering.js';
 import type { SegmentCodec } from '../../tiering/plugin/segment-codec.js';
 import type { BrokerConfig } from '../config/settings.js';
@@ -113,7 +114,7 @@ export class BrokerTiering implements RemoteLogReader {
       tableConfig['s3.path-style-access'] = String(config['iceberg.s3.path.style.access']);
     }
     if (region !== '') tableConfig['s3.region'] = region;
-    const catalog = new WarehouseCatalog({ io, warehouse, tableConfig });
+    const catalog = new WarehouseCatalog({ io: crashInsideCommit(io), warehouse, tableConfig });
     const tlog = log.child({ logger: 'tiering' });
     const plugin = new IcebergTieringPlugin({
       catalog,

@@ -7,14 +7,18 @@
  *   mid-upload      after the first object of a segment's conversion is stored, before the rest
  *   before-commit   every object of the batch is stored, the partition manifests too; the table commit has
  *                   not started
+ *   mid-commit      inside the table commit: the catalog has written the new table metadata file, the
+ *                   catalog pointer has not been swapped to it yet (reached through `crashInsideCommit`,
+ *                   which wraps the catalog's FileIO)
  *   after-commit    the commit landed; local segments are not deleted yet (the local hand-off comes later,
  *                   on the retention schedule, so this is also "after commit, before local delete")
  *
  * Unset (production), `crashPoint` is a no-op.
  */
 import { writeSync } from 'node:fs';
+import type { FileIO } from '../../iceberg/io/file-io.js';
 
-export type CrashPoint = 'mid-upload' | 'before-commit' | 'after-commit';
+export type CrashPoint = 'mid-upload' | 'before-commit' | 'mid-commit' | 'after-commit';
 
 export const CRASH_MARKER = 'FLOE_TIERING_CRASH';
 
@@ -30,4 +34,28 @@ export function crashPoint(point: CrashPoint): void {
     writeSync(2, `${CRASH_MARKER} ${point} ${reached}\n`);
     process.kill(process.pid, 'SIGKILL');
   }
+}
+
+/** `<NNNNN>-<uuid>.metadata.json` with NNNNN > 0: a commit's new metadata file (version 0 is the table's creation). */
+const COMMIT_METADATA = /\/metadata\/(\d+)-[^/]*\.metadata\.json$/;
+
+/**
+ * The catalog's FileIO, reaching the 'mid-commit' crash point right after a commit's new table metadata file is
+ * stored (before the catalog pointer is swapped to it). Returns `io` itself unless that point is the target.
+ */
+export function crashInsideCommit(io: FileIO): FileIO {
+  if (target !== 'mid-commit') return io;
+  return new Proxy(io, {
+    get(t, prop, receiver) {
+      if (prop === 'put') {
+        return async (location: string, data: Buffer) => {
+          const info = await t.put(location, data);
+          if (Number(COMMIT_METADATA.exec(location)?.[1] ?? 0) > 0) crashPoint('mid-commit');
+          return info;
+        };
+      }
+      const v: unknown = Reflect.get(t, prop, receiver);
+      return typeof v === 'function' ? (v as (...args: unknown[]) => unknown).bind(t) : v;
+    },
+  });
 }

@@ -1,172 +1,20 @@
-// Crash safety of tiering, with the broker as users run it (dist/broker/main.js). For each crash point the
-// broker is started with FLOE_TIERING_CRASH_AT so that it SIGKILLs itself there while a producer (acks=all)
-// is writing; the test checks it really died there (signal SIGKILL and the crash marker in its output), then
-// restarts it on the same log dir and warehouse, lets tiering catch up (committed offsets in the table
-// reach the log end) and the local hand-off run, and checks:
-//   - the table, read by icebird through the REST catalog, has exactly one row per record of the log: every
-//     offset from 0 to the log end once, no duplicates, no gaps, with the same keys and values;
-//   - every acknowledged record is in the log exactly once;
-//   - kcat (CRCs checked) reads every record from offset 0, across the Parquet-served and local ranges.
+// Crash safety of tiering on a local warehouse, with the broker as users run it (dist/broker/main.js); the
+// harness (test/helpers/crash-harness.ts) kills it with FLOE_TIERING_CRASH_AT at a crash point while a
+// producer writes, restarts it, and checks the table and Kafka reads (see there). The same runs on S3 in
+// test/tiering/faults/crash-s3.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
-import { spawnBroker, tempDir, type BrokerProcess } from '../../helpers/broker.js';
-import { currentSummary, kcatRead, latestProperty, loadTable, tableRows, waitFor, type TableRow } from '../../helpers/tiered-table.js';
+import { tempDir } from '../../helpers/broker.js';
+import { crashCycle, restartAndVerify, type Acked, type CrashSetup } from '../../helpers/crash-harness.js';
+import { tableRows } from '../../helpers/tiered-table.js';
 
-const TOPIC = 'crashy';
-const PARTITIONS = 2;
-const PAD = 'x'.repeat(60);
-
-function flags(warehouse: string): string[] {
-  return [
-    '--remote.log.storage.system.enable=true',
-    `--iceberg.warehouse=${warehouse}`,
-    '--iceberg.rest.port=0',
-    '--iceberg.rest.host=127.0.0.1',
-    '--log.retention.check.interval.ms=200',
-  ];
+function localSetup(warehouse: string): CrashSetup {
+  return { warehouseFlags: [`--iceberg.warehouse=${warehouse}`], readRows: (restUrl) => tableRows(restUrl, 'crashy', warehouse) };
 }
 
-async function stop(p: BrokerProcess): Promise<void> {
-  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
-  p.child.kill('SIGTERM');
-  await p.exited;
-}
-
-/** Lowest base offset among a partition's local segment files. */
-async function localStart(logDir: string, partition: number): Promise<number> {
-  const names = (await readdir(join(logDir, `${TOPIC}-${partition}`))).filter((n) => n.endsWith('.log'));
-  return Math.min(...names.map((n) => Number(n.slice(0, -4))));
-}
-
-interface Acked {
-  partition: number;
-  key: string;
-  value: string;
-}
-
-/** Produces 5-record batches (acks=all) until the broker dies or `maxSends` is reached; returns what was acknowledged. */
-async function produceUntilDeath(bootstrap: string, tag: string, maxSends: number, create = true): Promise<{ acked: Acked[]; failed: boolean }> {
-  const kafka = new Kafka({ brokers: [bootstrap], clientId: `crash-${tag}`, logLevel: logLevel.NOTHING, retry: { retries: 0 } });
-  const acked: Acked[] = [];
-  let failed = false;
-  const producer = kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 0 } });
-  try {
-    if (create) {
-      const admin = kafka.admin();
-      await admin.connect();
-      await admin.createTopics({
-        topics: [{ topic: TOPIC, numPartitions: PARTITIONS, configEntries: [
-          { name: 'segment.bytes', value: '2048' },
-          { name: 'local.retention.bytes', value: '0' },
-          { name: 'iceberg.commit.interval.ms', value: '300' },
-        ] }],
-      });
-      await admin.disconnect();
-    }
-    await producer.connect();
-  } catch {
-    return { acked, failed: true }; // the broker died before the first send
-  }
-  for (let i = 0; i < maxSends; i++) {
-    const partition = i % PARTITIONS;
-    const messages = Array.from({ length: 5 }, (_, j) => ({ key: `${tag}-k${i}-${j}`, value: `${tag}-v${i}-${j}-${PAD}`, partition }));
-    try {
-      await producer.send({ topic: TOPIC, acks: -1, messages });
-    } catch {
-      failed = true;
-      break;
-    }
-    for (const m of messages) acked.push({ partition, key: m.key, value: m.value });
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  await producer.disconnect().catch(() => undefined);
-  return { acked, failed };
-}
-
-/**
- * Restarts the broker without fault injection, waits for tiering to commit every partition up to its log end
- * and for the local hand-off, then checks table rows, Kafka reads from offset 0, and the acknowledged records.
- */
-async function restartAndVerify(logDir: string, warehouse: string, acked: readonly Acked[], cleanups: (() => Promise<unknown>)[]): Promise<{ ends: Map<number, number>; rows: TableRow[] }> {
-  const second = await spawnBroker(logDir, flags(warehouse));
-  cleanups.push(() => stop(second));
-  const restUrl = second.restUrl;
-  assert.ok(restUrl, 'the REST catalog runs');
-  const kafka = new Kafka({ brokers: [second.bootstrap], clientId: 'crash-check', logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  await admin.connect();
-  cleanups.push(() => admin.disconnect());
-  const ends = new Map((await admin.fetchTopicOffsets(TOPIC)).map((o) => [o.partition, Number(o.high)]));
-
-  // Tiering catches up: the table's summary says every partition is committed to its log end.
-  let summary: Record<string, string> | undefined;
-  await waitFor('the table to hold every record', async () => {
-    const load = await loadTable(restUrl, TOPIC);
-    summary = load === undefined ? undefined : currentSummary(load);
-    if (summary === undefined) return undefined;
-    for (let p = 0; p < PARTITIONS; p++) if (Number(latestProperty(load as Record<string, unknown>, `floe.kafka.committed-offset.${p}`) ?? -1) !== (ends.get(p) ?? 0) - 1) return undefined;
-    return true;
-  }).catch((err: unknown) => {
-    const warnings = second.output().split('\n').filter((l) => /"level":"(warn|error)"/.test(l)).slice(-5);
-    throw new Error(`${String(err)}; log ends ${JSON.stringify([...ends])}, table summary ${JSON.stringify(summary)}; broker warnings:\n${warnings.join('\n')}`);
-  });
-  // ... and the local hand-off deletes committed segments, so offset 0 is served from Parquet.
-  for (let p = 0; p < PARTITIONS; p++) await waitFor(`local segments of partition ${p} to be handed off`, async () => ((await localStart(logDir, p)) > 0 ? true : undefined));
-
-  const rows = await tableRows(restUrl, TOPIC, warehouse);
-  for (let p = 0; p < PARTITIONS; p++) {
-    const end = ends.get(p) ?? 0;
-    const inTable = rows.filter((r) => r.partition === p);
-    assert.deepEqual(inTable.map((r) => r.offset), Array.from({ length: end }, (_, i) => i), `partition ${p}: one row per offset 0..${end - 1}, no duplicates, no gaps`);
-    const fetched = await kcatRead(second.bootstrap, TOPIC, p, 0);
-    assert.deepEqual(fetched.map((r) => r.offset), Array.from({ length: end }, (_, i) => i), `partition ${p}: kcat reads every offset from 0`);
-    assert.deepEqual(
-      inTable.map((r) => ({ offset: r.offset, key: r.key?.toString() ?? '', value: r.value?.toString() ?? '' })),
-      fetched,
-      `partition ${p}: the table rows are the Kafka records`,
-    );
-    const values = fetched.map((r) => r.value);
-    for (const a of acked.filter((x) => x.partition === p)) {
-      assert.equal(values.filter((v) => v === a.value).length, 1, `acknowledged ${a.value} is in partition ${p} exactly once`);
-    }
-  }
-  return { ends, rows };
-}
-
-/** The marker crash-points.ts prints just before the SIGKILL. */
-function marker(point: string): RegExp {
-  const [name, nth] = point.split(':');
-  return new RegExp(`FLOE_TIERING_CRASH ${name} ${nth ?? '1'}\\n`);
-}
-
-/**
- * One cycle: starts the broker set to kill itself at `point`, produces until it dies, checks it died by
- * SIGKILL at that point, and returns what was acknowledged. Re-queued segments may reach the point before
- * the listener starts; then nothing was produced.
- */
-async function crashCycle(logDir: string, warehouse: string, point: string, tag: string, create: boolean): Promise<Acked[]> {
-  let broker: BrokerProcess;
-  try {
-    broker = await spawnBroker(logDir, flags(warehouse), 0, { env: { ...process.env, FLOE_TIERING_CRASH_AT: point } });
-  } catch (err) {
-    assert.match(String(err), marker(point), `the broker died at ${point} during start-up, nothing else: ${String(err)}`);
-    return [];
-  }
-  try {
-    const { acked } = await produceUntilDeath(broker.bootstrap, tag, 2000, create);
-    const ended = await broker.ended;
-    assert.equal(ended.signal, 'SIGKILL', `the broker died by SIGKILL, not ${JSON.stringify(ended)}:\n${broker.output()}`);
-    assert.match(broker.output(), marker(point), `it died at ${point}`);
-    return acked;
-  } finally {
-    await stop(broker);
-  }
-}
-
-for (const point of ['mid-upload:4', 'before-commit:2', 'after-commit:2']) {
+for (const point of ['mid-upload:4', 'before-commit:2', 'mid-commit:2', 'after-commit:2']) {
   const name = point.split(':')[0] as string;
   test(`a broker killed at ${name} recovers: one table row per record, every record fetchable from offset 0`, { timeout: 60_000 }, async (t) => {
     const root = await tempDir('floe-crash-');
@@ -177,10 +25,10 @@ for (const point of ['mid-upload:4', 'before-commit:2', 'after-commit:2']) {
       await rm(root, { recursive: true, force: true });
     });
     const logDir = join(root, 'log');
-    const warehouse = join(root, 'warehouse');
-    const acked = await crashCycle(logDir, warehouse, point, name, true);
+    const setup = localSetup(join(root, 'warehouse'));
+    const acked = await crashCycle(setup, logDir, point, name, true);
     assert.ok(acked.length > 0, 'some records were acknowledged before the crash');
-    const { ends, rows } = await restartAndVerify(logDir, warehouse, acked, cleanups);
+    const { ends, rows } = await restartAndVerify(setup, logDir, acked, cleanups);
     t.diagnostic(`${point}: ${acked.length} acknowledged records, log ends ${JSON.stringify([...ends])}, ${rows.length} table rows`);
   });
 }
@@ -193,16 +41,16 @@ test('ten kills in a row at every crash point, on the same log and warehouse: no
     await rm(root, { recursive: true, force: true });
   });
   const logDir = join(root, 'log');
-  const warehouse = join(root, 'warehouse');
+  const setup = localSetup(join(root, 'warehouse'));
   const points = ['mid-upload:2', 'before-commit:1', 'after-commit:1', 'mid-upload:1', 'before-commit:2', 'after-commit:2', 'mid-upload:3', 'before-commit:1', 'after-commit:1', 'mid-upload:1'];
   const acked: Acked[] = [];
   const perCycle: number[] = [];
   for (const [i, point] of points.entries()) {
-    const got = await crashCycle(logDir, warehouse, point, `c${i}`, i === 0);
+    const got = await crashCycle(setup, logDir, point, `c${i}`, i === 0);
     perCycle.push(got.length);
     acked.push(...got);
   }
   assert.ok(acked.length > 0);
-  const { ends, rows } = await restartAndVerify(logDir, warehouse, acked, cleanups);
+  const { ends, rows } = await restartAndVerify(setup, logDir, acked, cleanups);
   t.diagnostic(`${points.length} kills (${points.join(', ')}): acknowledged per cycle ${perCycle.join(', ')}; log ends ${JSON.stringify([...ends])}, ${rows.length} table rows`);
 });
