@@ -9,14 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
 import * as pq from 'parquet-wasm';
-import { encodeRecordBatch } from '../../protocol/record-batch/record-batch.js';
-import type { RecordInput } from '../../protocol/record-batch/records.js';
 import { LocalFileIO } from '../../iceberg/io/local.js';
 import { readParquetTable } from '../../iceberg/parquet/reader.js';
 import { convertSegment, type ConvertedFile } from '../../tiering/convert/segment-to-parquet.js';
 import { createFooterCache, fetchFromParquet } from '../../tiering/convert/parquet-to-batches.js';
 import { resolveLocation } from '../../tiering/offset-index/location.js';
 import { median } from '../lib/stats.js';
+import { buildSegment } from './segment.js';
 
 function arg(name: string, dflt: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -25,40 +24,6 @@ function arg(name: string, dflt: number): number {
 
 const MB = arg('mb', 32);
 const RUNS = arg('runs', 3);
-
-/** Pseudo-random text, so values compress about as much as real JSON events (not 20x like repeated bytes). */
-function pad(i: number): string {
-  let x = (i * 2654435761) >>> 0;
-  let out = '';
-  while (out.length < 400) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    out += x.toString(36);
-  }
-  return out.slice(0, 400);
-}
-
-/** ~540-byte JSON events with a key and two headers, in 64 KiB zstd batches, as a producer sends them. */
-function buildSegment(): Buffer {
-  const out: Buffer[] = [];
-  let total = 0;
-  let offset = 0n;
-  let i = 0;
-  while (total < MB * 1024 * 1024) {
-    const records: RecordInput[] = [];
-    let size = 0;
-    while (size < 64 * 1024) {
-      const value = Buffer.from(JSON.stringify({ id: i, user: `user-${i % 1000}`, ts: 1_700_000_000_000 + i, pad: pad(i), n: Math.sin(i) }));
-      records.push({ key: Buffer.from(`key-${i % 5000}`), value, timestampDelta: records.length, headers: [{ key: 'trace-id', value: Buffer.from(`t-${i}`) }, { key: 'source', value: Buffer.from('bench') }] });
-      size += value.length + 40;
-      i++;
-    }
-    const b = encodeRecordBatch({ baseOffset: offset, baseTimestamp: 1_700_000_000_000n + BigInt(i), compression: 'zstd', compressionLevel: 1, producerId: 1n, producerEpoch: 0, baseSequence: Number(offset), records });
-    offset += BigInt(records.length);
-    total += b.length;
-    out.push(b);
-  }
-  return Buffer.concat(out);
-}
 
 async function convert(segment: Buffer): Promise<ConvertedFile> {
   let file: ConvertedFile | undefined;
@@ -73,7 +38,7 @@ async function time(fn: () => Promise<unknown> | unknown): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const segment = buildSegment();
+  const segment = buildSegment(MB);
   const logMB = segment.length / 1e6;
   console.log(`segment: ${logMB.toFixed(1)} MB of log bytes (zstd batches), runs: ${RUNS}`);
   const warm = await convert(segment);

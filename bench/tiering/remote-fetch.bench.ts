@@ -1,0 +1,130 @@
+// Fetch from Parquet against hot-log fetch of the same data, in one run:
+//   hot:    PartitionLog.read of the segment on local disk (page cache), 1 MiB fetches from offset 0 to the end;
+//   cold:   ConvertCodec.readSegment (the plugin's read path) with the batch cache off: every fetch range-reads
+//           its row groups, decodes Parquet and rebuilds batches (index and footer caches warm after the
+//           first fetch, as for any partition being consumed);
+//   cached: the same with the rebuilt-batch cache holding the range (a second pass over it).
+// Throughput is MB/s of log bytes (the segment's size over the time to walk all its offsets), so both paths
+// are charged for the same records although rebuilt batches are sent uncompressed. First-byte latency: one
+// 1 MiB fetch at each of N spread offsets, against a fresh codec (nothing cached: index, footer, data), then
+// the same offsets again (cached), and from the hot log. The warehouse is a local folder (no S3 round trips).
+// Run: npx tsx bench/tiering/remote-fetch.bench.ts [--mb 64] [--runs 5] [--codec zstd|none|snappy|lz4]
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { LocalFileIO } from '../../iceberg/io/local.js';
+import { PartitionLog } from '../../broker/log/partition-log.js';
+import { ConvertCodec } from '../../tiering/plugin/convert-codec.js';
+import type { CompressionType } from '../../protocol/record-batch/compression.js';
+import { median } from '../lib/stats.js';
+import { formatTable } from '../lib/table.js';
+import { buildSegment } from './segment.js';
+
+function arg(name: string, dflt: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? dflt) : dflt;
+}
+if (process.argv.includes('--help')) {
+  console.log('npx tsx bench/tiering/remote-fetch.bench.ts [--mb 64] [--runs 5] [--codec zstd|none|snappy|lz4] [--probes 20]');
+  process.exit(0);
+}
+const MB = Number(arg('mb', '64'));
+const RUNS = Number(arg('runs', '5'));
+const PROBES = Number(arg('probes', '20'));
+const CODEC = arg('codec', 'zstd') as CompressionType;
+const FETCH = 1 << 20;
+
+type Reader = (offset: number) => Promise<{ records: Buffer; nextOffset: number }>;
+
+async function walk(read: Reader, end: number): Promise<number> {
+  let offset = 0;
+  let bytes = 0;
+  while (offset < end) {
+    const r = await read(offset);
+    if (r.nextOffset <= offset) throw new Error(`fetch at ${offset} did not advance`);
+    bytes += r.records.length;
+    offset = r.nextOffset;
+  }
+  return bytes;
+}
+
+async function seconds(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t0) / 1e9;
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'floe-remote-fetch-'));
+  const segment = buildSegment(MB, CODEC);
+  const logMB = segment.length / 1e6;
+  const log = await PartitionLog.open({ dir: join(dir, 'log', 't-0'), config: { 'segment.bytes': 1 << 30 } });
+  for (let p = 0; p < segment.length; ) {
+    const n = segment.readInt32BE(p + 8) + 12;
+    await log.append(segment.subarray(p, p + n));
+    p += n;
+  }
+  const closed = await log.roll();
+  if (!closed) throw new Error('the log did not roll');
+  const end = closed.lastOffset + 1;
+  const io = new LocalFileIO({ root: join(dir, 'wh'), fsync: false });
+  const tableLocation = `file://${dir}/wh/kafka/t`;
+  const converter = new ConvertCodec();
+  const converted = await converter.convertSegment({ io, tableLocation, schema: converter.tableSchema(), specId: 0, partition: 0, baseOffset: 0, lastOffset: closed.lastOffset, segmentPath: closed.path });
+  const input = { io, partition: 0, baseOffset: 0, lastOffset: closed.lastOffset, dataFiles: converted.dataFiles.map((f) => f.file_path), indexFiles: converted.indexFiles, maxBytes: FETCH, minOneBatch: true };
+  const plugin = (codec: ConvertCodec): Reader => (fetchOffset) => codec.readSegment({ ...input, fetchOffset });
+  const hot: Reader = (offset) => log.read(offset, FETCH, { maxOffset: end });
+  console.log(`segment: ${logMB.toFixed(1)} MB of log bytes (${CODEC} batches), ${end} records, ${converted.dataFiles.length} data file(s); runs ${RUNS}; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+
+  const coldCodec = new ConvertCodec({ batchCacheBytes: 0 });
+  const cachedCodec = new ConvertCodec({ batchCacheBytes: 4 * segment.length + (256 << 20) });
+  // Warm-up: JIT, page cache, index and footer caches; the cached codec's pass fills its batch cache.
+  const hotBytes = await walk(hot, end);
+  const rebuiltBytes = await walk(plugin(coldCodec), end);
+  await walk(plugin(cachedCodec), end);
+  const t = { hot: [] as number[], cold: [] as number[], cached: [] as number[] };
+  for (let r = 0; r < RUNS; r++) {
+    t.hot.push(logMB / (await seconds(() => walk(hot, end))));
+    t.cold.push(logMB / (await seconds(() => walk(plugin(coldCodec), end))));
+    t.cached.push(logMB / (await seconds(() => walk(plugin(cachedCodec), end))));
+  }
+  const h = median(t.hot);
+  console.log(`fetched bytes per pass: hot ${(hotBytes / 1e6).toFixed(1)} MB, rebuilt ${(rebuiltBytes / 1e6).toFixed(1)} MB; cached codec: ${cachedCodec.batches.size} batches, ${(cachedCodec.batches.bytes / 1e6).toFixed(1)} MB, ${cachedCodec.batches.hits} hits`);
+  console.log(
+    formatTable(
+      ['path', 'MB/s of log bytes (median)', 'runs', 'vs hot'],
+      [
+        ['hot log (PartitionLog.read)', h.toFixed(0), t.hot.map((x) => x.toFixed(0)).join(' '), '1.00'],
+        ['remote, cold (no batch cache)', median(t.cold).toFixed(0), t.cold.map((x) => x.toFixed(0)).join(' '), (median(t.cold) / h).toFixed(2)],
+        ['remote, cached', median(t.cached).toFixed(0), t.cached.map((x) => x.toFixed(0)).join(' '), (median(t.cached) / h).toFixed(2)],
+      ],
+    ),
+  );
+
+  // First-byte latency: one fetch at spread offsets.
+  const probes = Array.from({ length: PROBES }, (_, i) => Math.floor(((i + 0.5) * end) / PROBES));
+  const lat = { cold: [] as number[], cached: [] as number[], hot: [] as number[] };
+  for (const offset of probes) {
+    const fresh = new ConvertCodec();
+    lat.cold.push((await seconds(() => plugin(fresh)(offset))) * 1000);
+    lat.cached.push((await seconds(() => plugin(fresh)(offset))) * 1000);
+    lat.hot.push((await seconds(() => hot(offset))) * 1000);
+  }
+  const ms = (xs: number[]) => `${median(xs).toFixed(2)} (max ${Math.max(...xs).toFixed(2)})`;
+  console.log(
+    formatTable(
+      ['first fetch of 1 MiB', 'ms median (max)', 'vs hot'],
+      [
+        ['hot log', ms(lat.hot), '1.00'],
+        ['remote, cold (fresh codec: index, footer, data)', ms(lat.cold), (median(lat.cold) / median(lat.hot)).toFixed(1)],
+        ['remote, cached (same offset again)', ms(lat.cached), (median(lat.cached) / median(lat.hot)).toFixed(1)],
+      ],
+    ),
+  );
+  console.log(`load average after: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  await log.close();
+  await io.close();
+  await rm(dir, { recursive: true, force: true });
+}
+
+await main();
