@@ -28,7 +28,7 @@ const PARTITIONS = 2;
 const PAD = 'y'.repeat(80);
 /** Sends made while the faults are on (5 records each), at least; more until the proxy has seen enough. */
 const SENDS = 240;
-const MIN_FAULTY_REQUESTS = 150;
+const MIN_FAULTY_REQUESTS = 180;
 
 interface Sent {
   partition: number;
@@ -87,7 +87,7 @@ test('tiering through S3 errors, latency and dropped connections: produce and ho
   cleanups.push(() => producer.disconnect());
 
   // Faults on: every S3 request of tiering (uploads, range reads, catalog metadata and pointer) may fail.
-  proxy.set({ errorRate: 0.2, dropRate: 0.1, latencyMs: 2, jitterMs: 20 });
+  proxy.set({ errorRate: 0.4, dropRate: 0.15, latencyMs: 2, jitterMs: 20 });
   const sent: Sent[] = [];
   let hotReads = 0;
   for (let i = 0; i < SENDS || proxy.stats().requests < MIN_FAULTY_REQUESTS; i++) {
