@@ -68,6 +68,10 @@ export class BatchCache {
     else this.hits++;
     return v;
   }
+  /** Whether `key` is cached, without counting a hit or refreshing it. */
+  peek(key: string): boolean {
+    return this.lru.has(key);
+  }
   set(key: string, batch: Buffer): void {
     if (this.maxBytes > 0) this.lru.set(key, batch);
   }
@@ -306,6 +310,7 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
   const dataBatches = batches.filter((b, i) => b.stored === null && b.recordsCount > 0 && cached[i] === undefined);
   let cursor: RowCursor | null = null;
   let rowBase = 0;
+  let rowEnd = 0;
   let bytesRead = 0;
   if (dataBatches.length > 0) {
     if (df === null || location === null) throw new TieringConvertError('INDEX_MISMATCH', `index of offsets ${index.baseOffset}..${index.lastOffset} has data batches but no data file; rebuild the index`);
@@ -325,6 +330,7 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
     const table = readParquetTable(sliceParquetFile(footer, rgA, rgB, span, a.byteStart), { batchSize: 1 << 20 });
     cursor = new RowCursor(table);
     rowBase = a.firstRow;
+    rowEnd = z.firstRow + z.numRows;
   }
   const out: Buffer[] = [];
   for (let i = 0; i < batches.length; i++) {
@@ -346,6 +352,20 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
     const rebuilt = assembleBatch(b, section, compression);
     if (cache) cache.set(BatchCache.key(location!, b, compression), rebuilt);
     out.push(rebuilt);
+  }
+  // Read-ahead: the batches after this fetch whose rows are all in the row groups just decoded go to the
+  // cache too, so a consumer reading on does not decode the same row group again on its next fetch.
+  if (cache && cursor !== null && location !== null) {
+    for (let j = end; j < index.batches.length; j++) {
+      const b = index.batches[j]!;
+      if (b.stored !== null || b.recordsCount === 0) continue;
+      if (b.firstRow + b.recordsCount > rowEnd) break;
+      const key = BatchCache.key(location, b, compression);
+      if (cache.peek(key)) continue;
+      const section = recordsSection(b, cursor, rowBase);
+      if (section.length !== b.recordsBytes) break;
+      cache.set(key, assembleBatch(b, section, compression));
+    }
   }
   const lastBatch = batches[batches.length - 1]!;
   return {

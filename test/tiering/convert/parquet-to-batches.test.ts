@@ -168,8 +168,10 @@ for (const compression of ['none', 'original'] as const) {
     const cache = createBatchCache(64 << 20);
     const first = await fetchAll(x, compression, 64 * 1024, cache);
     assert.deepEqual(Buffer.concat(first), Buffer.concat(uncached), 'filling the cache changes nothing');
-    assert.equal(cache.hits, 0);
-    assert.ok(cache.size > 0 && cache.misses >= cache.size, `${cache.size} batches cached after ${cache.misses} misses`);
+    // Misses rebuild their batches and the rest of the row groups decoded for them (read-ahead), so a
+    // forward walk hits the cache too, and every data batch ends up cached.
+    assert.ok(cache.hits > 0 && cache.misses > 0, `${cache.hits} hits, ${cache.misses} misses on the first walk`);
+    assert.ok(cache.size > 0, `${cache.size} batches cached`);
     // Remove the data files: a second read can only come from memory.
     for (const f of x.files) if (f.dataPath !== null) await x.io.delete(resolveLocation(x.table, f.dataPath));
     const misses = cache.misses;
