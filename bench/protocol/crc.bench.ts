@@ -2,6 +2,7 @@
 // bytes (memory-bandwidth ceiling) and a pure-JS slice-by-8 CRC32C. Run: npx tsx bench/protocol/crc.bench.ts
 import { encodeRecordBatch } from '../../protocol/record-batch/record-batch.js';
 import { assertBatchCrc } from '../../protocol/record-batch/crc.js';
+import { measure } from '../lib/throughput.js';
 
 const records = [];
 for (let i = 0; size(records) < 1 << 20; i++) records.push({ key: Buffer.from(`key-${i}`), value: Buffer.from(JSON.stringify({ i, pad: 'x'.repeat(470) })) });
@@ -32,23 +33,6 @@ function jsCrc32c(b: Buffer, start: number, end: number): number {
 }
 if (jsCrc32c(batch, 21, batch.length) !== batch.readUInt32BE(17)) throw new Error('JS reference CRC disagrees with the batch CRC');
 
-export function measure(fn: () => void, bytes: number, runs = 7, minMs = 200): number {
-  for (let i = 0; i < 20; i++) fn(); // warm up
-  const rates: number[] = [];
-  for (let r = 0; r < runs; r++) {
-    let n = 0;
-    const start = performance.now();
-    let elapsed = 0;
-    do {
-      fn();
-      n++;
-      elapsed = performance.now() - start;
-    } while (elapsed < minMs);
-    rates.push((n * bytes) / 1e6 / (elapsed / 1000));
-  }
-  rates.sort((a, b) => a - b);
-  return rates[Math.floor(rates.length / 2)]!;
-}
 
 const copy = measure(() => batch.copy(target), batch.length);
 const native = measure(() => assertBatchCrc(batch), batch.length);

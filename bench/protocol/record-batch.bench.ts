@@ -3,24 +3,8 @@
 // Run: npx tsx bench/protocol/record-batch.bench.ts
 import { decodeRecordBatch, encodeRecordBatch } from '../../protocol/record-batch/record-batch.js';
 import type { RecordInput } from '../../protocol/record-batch/records.js';
+import { measure } from '../lib/throughput.js';
 
-function measure(fn: () => void, bytes: number, runs = 7, minMs = 200): number {
-  for (let i = 0; i < 10; i++) fn(); // warm up
-  const rates: number[] = [];
-  for (let r = 0; r < runs; r++) {
-    let n = 0;
-    const start = performance.now();
-    let elapsed = 0;
-    do {
-      fn();
-      n++;
-      elapsed = performance.now() - start;
-    } while (elapsed < minMs);
-    rates.push((n * bytes) / 1e6 / (elapsed / 1000));
-  }
-  rates.sort((a, b) => a - b);
-  return rates[Math.floor(rates.length / 2)]!;
-}
 
 function makeRecords(withHeaders: boolean): RecordInput[] {
   const out: RecordInput[] = [];
