@@ -149,3 +149,17 @@ class CompactReader {
 export function decodeThriftStruct(buf: Uint8Array): ThriftStruct {
   return new CompactReader(buf).struct(0);
 }
+
+/**
+ * Decodes one compact-protocol struct that starts at `offset` of `buf` and may not run past `end` (a page
+ * header in front of its page), and returns it with the number of bytes it took. Errors are ParquetError
+ * INVALID_PARQUET with the position relative to `offset`.
+ */
+export function decodeThriftStructPrefix(buf: Uint8Array, offset: number, end: number = buf.length): { struct: ThriftStruct; length: number } {
+  if (!(offset >= 0 && offset <= end && end <= buf.length)) {
+    throw new ParquetError('INVALID_PARQUET', `Thrift struct bounds ${offset}..${end} lie outside a buffer of ${buf.length} bytes`);
+  }
+  const reader = new CompactReader(buf.subarray(offset, end));
+  const struct = reader.struct(0);
+  return { struct, length: reader.pos };
+}

@@ -1,0 +1,614 @@
+/**
+ * A native Parquet column-chunk reader: decodes the column chunks of chosen row groups from bytes already in
+ * memory (one range read covering them), without parquet-wasm and without building Arrow or per-value
+ * objects. Per leaf column it returns definition levels, repetition levels and the non-null values:
+ *
+ * - INT32 → Int32Array;
+ * - INT64 → Int32Array of little-endian (low, high) pairs (`int64At` turns one into a number, exact for
+ *   safe integers; a BigInt per value would cost an allocation);
+ * - BYTE_ARRAY → one contiguous Buffer plus an Int32Array of offsets (n + 1 of them), no per-value Buffer.
+ *
+ * Supported: DataPage v1 and v2, dictionary pages with PLAIN_DICTIONARY / RLE_DICTIONARY data, PLAIN values,
+ * RLE/bit-packed hybrid levels, and the codecs of `codecs.ts` (ZSTD, SNAPPY, GZIP, UNCOMPRESSED). Anything
+ * else (DELTA_* or BYTE_STREAM_SPLIT encodings, LZ4/BROTLI/LZO, BOOLEAN/FLOAT/DOUBLE/INT96/FIXED columns,
+ * BIT_PACKED levels) throws ParquetError UNSUPPORTED_TYPE, so a caller can fall back to parquet-wasm.
+ * Every length, count and offset read from the file is checked against the bytes it points into: corrupt
+ * input throws ParquetError INVALID_PARQUET saying what is wrong, never reads out of range or loops.
+ */
+import { codecSupported, decompressPage } from './codecs.js';
+import { ParquetError } from './errors.js';
+import { PhysicalType, type ParquetColumnChunk, type ParquetFooter, type ParquetLeafColumn, type Repetition } from './footer.js';
+import { decodeThriftStructPrefix, type ThriftStruct, type ThriftValue } from './thrift.js';
+
+/** Non-null values of a decoded column. */
+export type ColumnValues =
+  | { readonly kind: 'int32'; readonly data: Int32Array }
+  /** Two int32 per value: low then high 32 bits (little-endian order, as stored). */
+  | { readonly kind: 'int64'; readonly data: Int32Array }
+  /** Value i is `data[offsets[i] .. offsets[i + 1])`. */
+  | { readonly kind: 'bytes'; readonly data: Buffer; readonly offsets: Int32Array };
+
+/** Levels of a leaf column, from the schema. */
+export interface LeafLevels {
+  readonly maxDefinitionLevel: number;
+  readonly maxRepetitionLevel: number;
+  /** Repetition of each element on the leaf's path (root excluded), outermost first. */
+  readonly pathRepetition: readonly Repetition[];
+  /** Definition level reached once each element of the path is present (same order as pathRepetition). */
+  readonly pathDefinitionLevels: readonly number[];
+}
+
+export interface DecodedColumn extends LeafLevels {
+  readonly leafIndex: number;
+  readonly leaf: ParquetLeafColumn;
+  /** Level entries: one per row for a column outside lists, else one per list element or empty/null list. */
+  readonly numLevels: number;
+  readonly numRows: number;
+  /** Definition level of each entry; null when the column is required all the way (every entry defined). */
+  readonly definitionLevels: Uint8Array | null;
+  /** Repetition level of each entry; null outside lists (every entry starts a row). */
+  readonly repetitionLevels: Uint8Array | null;
+  /** Non-null values: as many as entries whose definition level is the maximum. */
+  readonly numValues: number;
+  readonly values: ColumnValues;
+}
+
+// parquet.thrift PageType and Encoding.
+const DATA_PAGE = 0;
+const DICTIONARY_PAGE = 2;
+const DATA_PAGE_V2 = 3;
+const PLAIN = 0;
+const PLAIN_DICTIONARY = 2;
+const RLE = 3;
+const RLE_DICTIONARY = 8;
+const ENCODING_NAMES = ['PLAIN', 'GROUP_VAR_INT', 'PLAIN_DICTIONARY', 'RLE', 'BIT_PACKED', 'DELTA_BINARY_PACKED', 'DELTA_LENGTH_BYTE_ARRAY', 'DELTA_BYTE_ARRAY', 'RLE_DICTIONARY', 'BYTE_STREAM_SPLIT'];
+const TYPE_NAMES = ['BOOLEAN', 'INT32', 'INT64', 'INT96', 'FLOAT', 'DOUBLE', 'BYTE_ARRAY', 'FIXED_LEN_BYTE_ARRAY'];
+
+/** Level entries decoded in one call at most (2^28): bounds the arrays a footer can make us allocate. */
+export const MAX_LEVELS_PER_READ = 1 << 28;
+/** Largest page (compressed or not) accepted: a header claiming more is treated as corrupt. */
+export const MAX_PAGE_BYTES = 1 << 30;
+/** Largest byte-array column output: offsets are int32. */
+const MAX_BYTES_OUTPUT = 0x7fffffff;
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** The number held by an INT64 value as a (low, high) pair at index `i`; exact for safe integers. */
+export function int64At(pairs: Int32Array, i: number): number {
+  return pairs[2 * i + 1]! * 4294967296 + (pairs[2 * i]! >>> 0);
+}
+
+/** Whether the INT64 value at `i` is a safe integer (|v| < 2^53), so `int64At` is exact. */
+export function int64IsSafe(pairs: Int32Array, i: number): boolean {
+  const hi = pairs[2 * i + 1]!;
+  return hi >= -0x200000 && hi < 0x200000;
+}
+
+const levelsCache = new WeakMap<ParquetFooter, LeafLevels[]>();
+
+/** Levels of every leaf of the footer's schema, in leaf order. */
+export function leafLevels(footer: ParquetFooter): readonly LeafLevels[] {
+  const cached = levelsCache.get(footer);
+  if (cached) return cached;
+  const out: LeafLevels[] = [];
+  const schema = footer.schema;
+  let i = 1;
+  const walk = (reps: Repetition[], defs: number[], def: number, rep: number): void => {
+    const el = schema[i++];
+    if (!el) throw new ParquetError('INVALID_PARQUET', 'Corrupt Parquet schema: fewer elements than num_children promises');
+    const r = el.repetition ?? 'REQUIRED';
+    const d = def + (r === 'REQUIRED' ? 0 : 1);
+    const rr = rep + (r === 'REPEATED' ? 1 : 0);
+    const pr = [...reps, r];
+    const pd = [...defs, d];
+    if (el.numChildren === 0) {
+      out.push({ maxDefinitionLevel: d, maxRepetitionLevel: rr, pathRepetition: pr, pathDefinitionLevels: pd });
+      return;
+    }
+    for (let c = 0; c < el.numChildren; c++) walk(pr, pd, d, rr);
+  };
+  const root = schema[0];
+  if (root) for (let c = 0; c < root.numChildren; c++) walk([], [], 0, 0);
+  if (out.length !== footer.leaves.length) throw new ParquetError('INVALID_PARQUET', `Corrupt Parquet schema: ${out.length} leaves by levels, ${footer.leaves.length} by paths`);
+  levelsCache.set(footer, out);
+  return out;
+}
+
+/** The index of the leaf column carrying Iceberg field id `fieldId`, or -1. */
+export function findLeafByFieldId(footer: ParquetFooter, fieldId: number): number {
+  return footer.leaves.findIndex((l) => l.fieldId === fieldId);
+}
+
+function invalid(where: string, what: string): never {
+  throw new ParquetError('INVALID_PARQUET', `Corrupt Parquet data in ${where}: ${what}; the data file is damaged, rewrite it`);
+}
+
+function unsupported(where: string, what: string): never {
+  throw new ParquetError('UNSUPPORTED_TYPE', `${where}: ${what} is not supported by the native column reader; read the file with parquet-wasm (readParquetTable)`);
+}
+
+function bitWidthOf(max: number): number {
+  return max === 0 ? 0 : 32 - Math.clz32(max);
+}
+
+/** Reads an unsigned LEB128 varint of at most 32 bits at cur.pos (< end). */
+function uleb(buf: Uint8Array, cur: { pos: number }, end: number, where: string): number {
+  let result = 0;
+  let shift = 0;
+  for (;;) {
+    if (cur.pos >= end) invalid(where, 'RLE run header cut off');
+    const b = buf[cur.pos++]!;
+    if (shift === 28) {
+      if (b > 0x0f) invalid(where, 'RLE run header longer than 32 bits');
+      return (result | (b << 28)) >>> 0;
+    }
+    result |= (b & 0x7f) << shift;
+    if (b < 0x80) return result >>> 0;
+    shift += 7;
+  }
+}
+
+/**
+ * Decodes `count` values of the RLE/bit-packed hybrid encoding in buf[pos, end) into out[outPos...],
+ * checking each is at most `max`. Returns the position after the runs read.
+ */
+function decodeHybrid(buf: Uint8Array, pos: number, end: number, bitWidth: number, out: Uint8Array | Int32Array, outPos: number, count: number, max: number, where: string): number {
+  if (bitWidth === 0) {
+    out.fill(0, outPos, outPos + count);
+    return pos;
+  }
+  const cur = { pos };
+  const byteWidth = (bitWidth + 7) >> 3;
+  const mask = bitWidth === 32 ? -1 : (1 << bitWidth) - 1;
+  let n = 0;
+  while (n < count) {
+    const header = uleb(buf, cur, end, where);
+    if ((header & 1) === 1) {
+      // Bit-packed: (header >> 1) groups of 8 values, bitWidth bytes per group.
+      const values = (header >>> 1) * 8;
+      const take = Math.min(values, count - n);
+      const p = cur.pos;
+      const need = Math.ceil((take * bitWidth) / 8);
+      if (need > end - p) invalid(where, `bit-packed run of ${take} values needs ${need} bytes, ${end - p} left`);
+      let bitPos = 0;
+      for (let j = 0; j < take; j++) {
+        let v = 0;
+        let got = 0;
+        while (got < bitWidth) {
+          const byte = buf[p + (bitPos >> 3)]!;
+          const shift = bitPos & 7;
+          const bits = Math.min(8 - shift, bitWidth - got);
+          v |= ((byte >> shift) & ((1 << bits) - 1)) << got;
+          got += bits;
+          bitPos += bits;
+        }
+        v &= mask;
+        if (v > max || v < 0) invalid(where, `value ${v >>> 0} above the maximum ${max}`);
+        out[outPos + n + j] = v;
+      }
+      n += take;
+      cur.pos = p + Math.min((header >>> 1) * bitWidth, end - p);
+    } else {
+      const run = header >>> 1;
+      if (byteWidth > end - cur.pos) invalid(where, 'RLE run value cut off');
+      let v = 0;
+      for (let b = 0; b < byteWidth; b++) v |= buf[cur.pos + b]! << (8 * b);
+      cur.pos += byteWidth;
+      v &= mask;
+      if (v > max || v < 0) invalid(where, `value ${v >>> 0} above the maximum ${max}`);
+      const take = Math.min(run, count - n);
+      out.fill(v, outPos + n, outPos + n + take);
+      n += take;
+    }
+  }
+  return cur.pos;
+}
+
+function u32le(buf: Uint8Array, p: number): number {
+  return (buf[p]! | (buf[p + 1]! << 8) | (buf[p + 2]! << 16)) + buf[p + 3]! * 0x1000000;
+}
+
+interface PageHeader {
+  readonly type: number;
+  readonly uncompressedSize: number;
+  readonly compressedSize: number;
+  readonly headerLength: number;
+  readonly numValues: number;
+  readonly encoding: number;
+  readonly defEncoding: number;
+  readonly repEncoding: number;
+  /** v2 only. */
+  readonly defLength: number;
+  readonly repLength: number;
+  readonly isCompressed: boolean;
+}
+
+function int(s: ThriftStruct | undefined, id: number, dflt: number): number {
+  const v: ThriftValue | undefined = s?.get(id);
+  return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : dflt;
+}
+
+function pageHeader(buf: Uint8Array, pos: number, end: number, where: string): PageHeader {
+  let struct: ThriftStruct;
+  let headerLength: number;
+  try {
+    ({ struct, length: headerLength } = decodeThriftStructPrefix(buf, pos, end));
+  } catch (e) {
+    if (e instanceof ParquetError) invalid(where, `unreadable page header (${e.message})`);
+    throw e;
+  }
+  const type = int(struct, 1, -1);
+  const uncompressedSize = int(struct, 2, -1);
+  const compressedSize = int(struct, 3, -1);
+  if (type < 0) invalid(where, 'page header without a page type');
+  if (!(uncompressedSize >= 0 && uncompressedSize <= MAX_PAGE_BYTES)) invalid(where, `page uncompressed size ${uncompressedSize} out of range`);
+  if (!(compressedSize >= 0 && compressedSize <= MAX_PAGE_BYTES)) invalid(where, `page compressed size ${compressedSize} out of range`);
+  const sub = (id: number): ThriftStruct | undefined => {
+    const v = struct.get(id);
+    return v instanceof Map ? v : undefined;
+  };
+  let numValues = 0;
+  let encoding = PLAIN;
+  let defEncoding = RLE;
+  let repEncoding = RLE;
+  let defLength = 0;
+  let repLength = 0;
+  let isCompressed = true;
+  if (type === DATA_PAGE) {
+    const h = sub(5);
+    if (!h) invalid(where, 'data page without its data_page_header');
+    numValues = int(h, 1, -1);
+    encoding = int(h, 2, -1);
+    defEncoding = int(h, 3, -1);
+    repEncoding = int(h, 4, -1);
+  } else if (type === DATA_PAGE_V2) {
+    const h = sub(8);
+    if (!h) invalid(where, 'data page v2 without its data_page_header_v2');
+    numValues = int(h, 1, -1);
+    encoding = int(h, 4, -1);
+    defLength = int(h, 5, -1);
+    repLength = int(h, 6, -1);
+    const c = h.get(7);
+    isCompressed = typeof c === 'boolean' ? c : true;
+    if (defLength < 0 || repLength < 0 || defLength + repLength > compressedSize || defLength + repLength > uncompressedSize) {
+      invalid(where, `level lengths ${repLength} + ${defLength} do not fit a page of ${compressedSize} bytes`);
+    }
+  } else if (type === DICTIONARY_PAGE) {
+    const h = sub(7);
+    if (!h) invalid(where, 'dictionary page without its dictionary_page_header');
+    numValues = int(h, 1, -1);
+    encoding = int(h, 2, -1);
+  }
+  if (numValues < 0) invalid(where, 'page header without a valid num_values');
+  return { type, uncompressedSize, compressedSize, headerLength, numValues, encoding, defEncoding, repEncoding, defLength, repLength, isCompressed };
+}
+
+type Dictionary = { kind: 'fixed'; data: Int32Array; size: number } | { kind: 'bytes'; data: Uint8Array; offsets: Int32Array; size: number };
+
+/** Accumulates one leaf column's levels and values over its chunks in several row groups. */
+class ColumnBuilder {
+  readonly def: Uint8Array | null;
+  readonly rep: Uint8Array | null;
+  levels = 0;
+  values = 0;
+  rows = 0;
+  /** INT32: 1, INT64: 2 int32 slots per value; 0 for BYTE_ARRAY. */
+  readonly width: number;
+  ints: Int32Array | null = null;
+  data: Buffer | null = null;
+  dataLen = 0;
+  offsets: Int32Array | null = null;
+  /** Dictionary indexes of one page. */
+  private scratch = new Int32Array(0);
+
+  constructor(
+    readonly leafIndex: number,
+    readonly leaf: ParquetLeafColumn,
+    readonly levelInfo: LeafLevels,
+    readonly physicalType: number,
+    totalLevels: number,
+    dataEstimate: number,
+  ) {
+    this.def = levelInfo.maxDefinitionLevel > 0 ? new Uint8Array(totalLevels) : null;
+    this.rep = levelInfo.maxRepetitionLevel > 0 ? new Uint8Array(totalLevels) : null;
+    this.width = physicalType === PhysicalType.INT32 ? 1 : physicalType === PhysicalType.INT64 ? 2 : 0;
+    if (this.width > 0) this.ints = new Int32Array(totalLevels * this.width);
+    else {
+      this.offsets = new Int32Array(totalLevels + 1);
+      this.data = Buffer.allocUnsafe(Math.max(64, Math.min(dataEstimate, 64 << 20)));
+    }
+  }
+
+  ensureData(extra: number, where: string): Buffer {
+    const need = this.dataLen + extra;
+    const data = this.data!;
+    if (need <= data.length) return data;
+    if (need > MAX_BYTES_OUTPUT) unsupported(where, `more than ${MAX_BYTES_OUTPUT} bytes of values in one read`);
+    const next = Buffer.allocUnsafe(Math.min(MAX_BYTES_OUTPUT, Math.max(need, data.length * 2)));
+    data.copy(next, 0, 0, this.dataLen);
+    this.data = next;
+    return next;
+  }
+
+  indexes(n: number): Int32Array {
+    if (this.scratch.length < n) this.scratch = new Int32Array(Math.max(n, this.scratch.length * 2));
+    return this.scratch;
+  }
+
+  result(): DecodedColumn {
+    const values: ColumnValues =
+      this.width === 1
+        ? { kind: 'int32', data: this.ints!.subarray(0, this.values) }
+        : this.width === 2
+          ? { kind: 'int64', data: this.ints!.subarray(0, 2 * this.values) }
+          : { kind: 'bytes', data: this.data!.subarray(0, this.dataLen), offsets: this.offsets!.subarray(0, this.values + 1) };
+    return {
+      ...this.levelInfo,
+      leafIndex: this.leafIndex,
+      leaf: this.leaf,
+      numLevels: this.levels,
+      numRows: this.rows,
+      definitionLevels: this.def,
+      repetitionLevels: this.rep,
+      numValues: this.values,
+      values,
+    };
+  }
+}
+
+/** Copies PLAIN fixed-width values (4 bytes each) of one page into the builder. */
+function plainFixed(col: ColumnBuilder, page: Uint8Array, pos: number, end: number, n: number, where: string): void {
+  const bytes = n * col.width * 4;
+  if (bytes > end - pos) invalid(where, `${n} PLAIN ${TYPE_NAMES[col.physicalType]} values need ${bytes} bytes, the page has ${end - pos}`);
+  const ints = col.ints!;
+  const at = col.values * col.width;
+  if (LITTLE_ENDIAN) {
+    new Uint8Array(ints.buffer, ints.byteOffset + at * 4, bytes).set(page.subarray(pos, pos + bytes));
+  } else {
+    const dv = new DataView(page.buffer, page.byteOffset + pos, bytes);
+    for (let k = 0; k < n * col.width; k++) ints[at + k] = dv.getInt32(4 * k, true);
+  }
+}
+
+/** Copies PLAIN byte-array values (4-byte length, bytes) of one page into the builder. */
+function plainBytes(col: ColumnBuilder, page: Uint8Array, pos: number, end: number, n: number, where: string): void {
+  // Every value has a 4-byte length in front, so the values take at most this many bytes.
+  const data = col.ensureData(Math.max(0, end - pos - 4 * n), where);
+  const offsets = col.offsets!;
+  let p = pos;
+  let d = col.dataLen;
+  let v = col.values;
+  offsets[v] = d;
+  for (let k = 0; k < n; k++) {
+    if (end - p < 4) invalid(where, `PLAIN BYTE_ARRAY value ${k} of ${n}: length cut off`);
+    const len = u32le(page, p);
+    p += 4;
+    if (len > end - p) invalid(where, `PLAIN BYTE_ARRAY value ${k} of ${n} claims ${len} bytes, ${end - p} left in the page`);
+    if (len < 32) for (let b = 0; b < len; b++) data[d + b] = page[p + b]!;
+    else data.set(page.subarray(p, p + len), d);
+    d += len;
+    p += len;
+    offsets[++v] = d;
+  }
+  col.dataLen = d;
+}
+
+function readDictionary(physicalType: number, page: Uint8Array, n: number, where: string): Dictionary {
+  if (physicalType === PhysicalType.BYTE_ARRAY) {
+    // Each value is a 4-byte length and its bytes; n itself is checked by the loop (4 bytes per value).
+    const starts: number[] = [];
+    const offsets: number[] = [0];
+    let p = 0;
+    let total = 0;
+    for (let k = 0; k < n; k++) {
+      if (page.length - p < 4) invalid(where, `dictionary value ${k} of ${n}: length cut off`);
+      const len = u32le(page, p);
+      p += 4;
+      if (len > page.length - p) invalid(where, `dictionary value ${k} of ${n} claims ${len} bytes, ${page.length - p} left`);
+      starts.push(p);
+      total += len;
+      offsets.push(total);
+      p += len;
+    }
+    // Packed so that value k is data[offsets[k], offsets[k + 1]).
+    const data = new Uint8Array(total);
+    for (let k = 0; k < n; k++) data.set(page.subarray(starts[k]!, starts[k]! + offsets[k + 1]! - offsets[k]!), offsets[k]!);
+    return { kind: 'bytes', data, offsets: Int32Array.from(offsets), size: n };
+  }
+  const width = physicalType === PhysicalType.INT64 ? 2 : 1;
+  const bytes = n * width * 4;
+  if (bytes > page.length) invalid(where, `dictionary of ${n} ${TYPE_NAMES[physicalType]} values needs ${bytes} bytes, the page has ${page.length}`);
+  const data = new Int32Array(n * width);
+  if (LITTLE_ENDIAN) new Uint8Array(data.buffer).set(page.subarray(0, bytes));
+  else {
+    const dv = new DataView(page.buffer, page.byteOffset, bytes);
+    for (let k = 0; k < n * width; k++) data[k] = dv.getInt32(4 * k, true);
+  }
+  return { kind: 'fixed', data, size: n };
+}
+
+/** Materialises `n` dictionary-encoded values whose indexes are idx[0, n). */
+function fromDictionary(col: ColumnBuilder, dict: Dictionary, idx: Int32Array, n: number, where: string): void {
+  for (let k = 0; k < n; k++) if (idx[k]! >= dict.size) invalid(where, `dictionary index ${idx[k]} past the ${dict.size} dictionary values`);
+  if (dict.kind === 'fixed') {
+    const ints = col.ints!;
+    const src = dict.data;
+    if (col.width === 1) {
+      for (let k = 0, at = col.values; k < n; k++) ints[at + k] = src[idx[k]!]!;
+    } else {
+      for (let k = 0, at = 2 * col.values; k < n; k++) {
+        const s = 2 * idx[k]!;
+        ints[at + 2 * k] = src[s]!;
+        ints[at + 2 * k + 1] = src[s + 1]!;
+      }
+    }
+    return;
+  }
+  let total = 0;
+  const dOff = dict.offsets;
+  for (let k = 0; k < n; k++) total += dOff[idx[k]! + 1]! - dOff[idx[k]!]!;
+  const data = col.ensureData(total, where);
+  const src = dict.data;
+  const offsets = col.offsets!;
+  let d = col.dataLen;
+  let v = col.values;
+  offsets[v] = d;
+  for (let k = 0; k < n; k++) {
+    const s = dOff[idx[k]!]!;
+    const e = dOff[idx[k]! + 1]!;
+    if (e - s < 32) for (let b = s; b < e; b++) data[d++] = src[b]!;
+    else {
+      data.set(src.subarray(s, e), d);
+      d += e - s;
+    }
+    offsets[++v] = d;
+  }
+  col.dataLen = d;
+}
+
+/** Decodes the levels and values of one data page (its body already split from the header). */
+function dataPage(col: ColumnBuilder, h: PageHeader, raw: Uint8Array, codec: number, dict: Dictionary | null, where: string): void {
+  const n = h.numValues;
+  const { maxDefinitionLevel: maxDef, maxRepetitionLevel: maxRep } = col.levelInfo;
+  let page: Uint8Array;
+  let pos: number;
+  if (h.type === DATA_PAGE) {
+    page = decompressPage(codec, raw, h.uncompressedSize);
+    pos = 0;
+    const levels = (kind: string, encoding: number, max: number, out: Uint8Array): void => {
+      if (encoding !== RLE) unsupported(where, `${kind} levels in ${ENCODING_NAMES[encoding] ?? `encoding ${encoding}`}`);
+      if (page.length - pos < 4) invalid(where, `${kind} levels length cut off`);
+      const len = u32le(page, pos);
+      pos += 4;
+      if (len > page.length - pos) invalid(where, `${kind} levels claim ${len} bytes, ${page.length - pos} left in the page`);
+      decodeHybrid(page, pos, pos + len, bitWidthOf(max), out, col.levels, n, max, `${where}, ${kind} levels`);
+      pos += len;
+    };
+    if (maxRep > 0) levels('repetition', h.repEncoding, maxRep, col.rep!);
+    if (maxDef > 0) levels('definition', h.defEncoding, maxDef, col.def!);
+  } else {
+    // v2: levels first, never compressed; then the values, compressed when is_compressed says so.
+    const lv = h.repLength + h.defLength;
+    if (maxRep > 0) decodeHybrid(raw, 0, h.repLength, bitWidthOf(maxRep), col.rep!, col.levels, n, maxRep, `${where}, repetition levels`);
+    else if (h.repLength !== 0) invalid(where, `repetition levels of ${h.repLength} bytes in a column that has none`);
+    if (maxDef > 0) decodeHybrid(raw, h.repLength, lv, bitWidthOf(maxDef), col.def!, col.levels, n, maxDef, `${where}, definition levels`);
+    else if (h.defLength !== 0) invalid(where, `definition levels of ${h.defLength} bytes in a column that has none`);
+    const body = raw.subarray(lv);
+    const size = h.uncompressedSize - lv;
+    page = h.isCompressed ? decompressPage(codec, body, size) : body;
+    if (page.length !== size) invalid(where, `values section holds ${page.length} bytes where the header says ${size}`);
+    pos = 0;
+  }
+  // Entries whose definition level is the maximum carry a value; count rows (entries at repetition 0).
+  let present = n;
+  if (col.def) {
+    present = 0;
+    const def = col.def;
+    for (let k = col.levels, e = col.levels + n; k < e; k++) if (def[k] === maxDef) present++;
+  }
+  if (col.rep) {
+    const rep = col.rep;
+    if (n > 0 && col.levels === 0 && rep[0] !== 0) invalid(where, 'the first entry of the column continues a row');
+    for (let k = col.levels, e = col.levels + n; k < e; k++) if (rep[k] === 0) col.rows++;
+  } else col.rows += n;
+  const end = page.length;
+  if (h.encoding === PLAIN) {
+    if (col.width > 0) plainFixed(col, page, pos, end, present, where);
+    else plainBytes(col, page, pos, end, present, where);
+  } else if (h.encoding === PLAIN_DICTIONARY || h.encoding === RLE_DICTIONARY) {
+    if (!dict) invalid(where, 'dictionary-encoded page without a dictionary page before it');
+    if (present > 0) {
+      if (pos >= end) invalid(where, 'dictionary index bit width missing');
+      const bw = page[pos++]!;
+      if (bw > 32) invalid(where, `dictionary index bit width ${bw}`);
+      const idx = col.indexes(present);
+      decodeHybrid(page, pos, end, bw, idx, 0, present, 0x7fffffff, `${where}, dictionary indexes`);
+      fromDictionary(col, dict, idx, present, where);
+    } else if (col.width === 0) col.offsets![col.values] = col.dataLen;
+  } else {
+    unsupported(where, `values in ${ENCODING_NAMES[h.encoding] ?? `encoding ${h.encoding}`}`);
+  }
+  col.levels += n;
+  col.values += present;
+}
+
+function chunkWhere(leaf: ParquetLeafColumn, rg: number): string {
+  return `column ${leaf.path.join('.')} of row group ${rg}`;
+}
+
+/** Decodes one column chunk's pages into the builder. */
+function readChunk(col: ColumnBuilder, chunk: ParquetColumnChunk, rg: number, rgRows: number, span: Uint8Array, spanStart: number): void {
+  const where = chunkWhere(col.leaf, rg);
+  const start = Number(chunk.startOffset) - spanStart;
+  const size = Number(chunk.totalCompressedSize);
+  if (!(start >= 0 && size >= 0 && start + size <= span.length)) {
+    invalid(where, `column chunk at file bytes ${chunk.startOffset}+${chunk.totalCompressedSize} lies outside the bytes read (${spanStart}+${span.length})`);
+  }
+  const end = start + size;
+  const want = Number(chunk.numValues);
+  const levelsBefore = col.levels;
+  const rowsBefore = col.rows;
+  let dict: Dictionary | null = null;
+  let pos = start;
+  let sawData = false;
+  while (col.levels - levelsBefore < want) {
+    if (pos >= end) invalid(where, `chunk ends after ${col.levels - levelsBefore} of its ${want} values`);
+    const pageWhere = `${where}, page at file byte ${spanStart + pos}`;
+    const h = pageHeader(span, pos, end, pageWhere);
+    const bodyStart = pos + h.headerLength;
+    if (h.compressedSize > end - bodyStart) invalid(pageWhere, `page of ${h.compressedSize} bytes runs past the end of its column chunk (${end - bodyStart} bytes left)`);
+    const raw = span.subarray(bodyStart, bodyStart + h.compressedSize);
+    pos = bodyStart + h.compressedSize;
+    if (h.type === DICTIONARY_PAGE) {
+      if (sawData || dict) invalid(pageWhere, 'a dictionary page after the chunk already started');
+      if (h.encoding !== PLAIN && h.encoding !== PLAIN_DICTIONARY) unsupported(pageWhere, `dictionary in ${ENCODING_NAMES[h.encoding] ?? `encoding ${h.encoding}`}`);
+      dict = readDictionary(col.physicalType, decompressPage(chunk.codec, raw, h.uncompressedSize), h.numValues, pageWhere);
+    } else if (h.type === DATA_PAGE || h.type === DATA_PAGE_V2) {
+      sawData = true;
+      if (h.numValues > want - (col.levels - levelsBefore)) invalid(pageWhere, `page holds ${h.numValues} values, more than the ${want - (col.levels - levelsBefore)} left of the chunk`);
+      dataPage(col, h, raw, chunk.codec, dict, pageWhere);
+    }
+    // Index pages and unknown page types are skipped.
+  }
+  if (col.rows - rowsBefore !== rgRows) invalid(where, `holds ${col.rows - rowsBefore} rows, the row group has ${rgRows}`);
+}
+
+/**
+ * Decodes the leaf columns `leafIndexes` of row groups `rowGroups` (ascending, as they lie in the file),
+ * concatenated in that order, from `span`: the file's bytes starting at file offset `spanStart`, which must
+ * hold every one of those column chunks.
+ */
+export function readColumnChunks(footer: ParquetFooter, span: Uint8Array, spanStart: number, rowGroups: readonly number[], leafIndexes: readonly number[]): DecodedColumn[] {
+  const levels = leafLevels(footer);
+  const groups = rowGroups.map((g) => {
+    const rg = footer.rowGroups[g];
+    if (!rg) throw new ParquetError('INVALID_PARQUET', `Parquet file has ${footer.rowGroups.length} row groups; row group ${g} does not exist`);
+    if (rg.columns.length !== footer.leaves.length) invalid(`row group ${g}`, `${rg.columns.length} column chunks for ${footer.leaves.length} leaf columns`);
+    return rg;
+  });
+  return leafIndexes.map((li) => {
+    const leaf = footer.leaves[li];
+    if (!leaf) throw new ParquetError('INVALID_PARQUET', `Parquet schema has ${footer.leaves.length} leaf columns; leaf ${li} does not exist`);
+    const type = leaf.element.physicalType;
+    const where = `column ${leaf.path.join('.')}`;
+    if (type !== PhysicalType.INT32 && type !== PhysicalType.INT64 && type !== PhysicalType.BYTE_ARRAY) unsupported(where, `physical type ${TYPE_NAMES[type ?? -1] ?? type}`);
+    const info = levels[li]!;
+    if (info.maxDefinitionLevel > 255 || info.maxRepetitionLevel > 255) unsupported(where, 'nesting deeper than 255 levels');
+    let total = 0;
+    let bytes = 0;
+    groups.forEach((rg, k) => {
+      const c = rg.columns[li]!;
+      const w = chunkWhere(leaf, rowGroups[k]!);
+      if (c.physicalType !== type) invalid(w, `chunk type ${TYPE_NAMES[c.physicalType] ?? c.physicalType} differs from the schema's ${TYPE_NAMES[type]}`);
+      if (c.path.join('.') !== leaf.path.join('.')) invalid(w, `chunk path ${c.path.join('.')} differs from the schema's`);
+      if (!codecSupported(c.codec)) unsupported(w, `compression codec ${c.codec}`);
+      if (c.numValues < 0n || c.totalCompressedSize < 0n) invalid(w, 'negative value count or size');
+      total += Number(c.numValues);
+      bytes += Number(c.totalUncompressedSize);
+    });
+    if (total > MAX_LEVELS_PER_READ) unsupported(where, `${total} values in one read (more than ${MAX_LEVELS_PER_READ}); read fewer row groups at a time`);
+    const col = new ColumnBuilder(li, leaf, info, type, total, bytes);
+    groups.forEach((rg, k) => readChunk(col, rg.columns[li]!, rowGroups[k]!, Number(rg.numRows), span, spanStart));
+    return col.result();
+  });
+}
