@@ -9,9 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import * as arrow from 'apache-arrow';
 import type { FileIO } from './io/file-io.js';
-import { DataFileContent, parquetDataFile, type DataFile, type ManifestEntry, type PartitionData } from './data-file.js';
+import { parquetDataFile, type DataFile, type ManifestEntry, type PartitionData } from './data-file.js';
+import { writePositionDeletes, type PositionDelete, type PositionDeleteRange } from './position-deletes.js';
 import { writeParquet, type ParquetWriteOptions } from './parquet/writer.js';
-import { highestFieldId, type Schema, type StructType } from './schema.js';
+import { highestFieldId, type Schema } from './schema.js';
 import type { Snapshot } from './snapshot.js';
 import { currentSchema, currentSnapshot, defaultSpec, type TableMetadata } from './table-metadata.js';
 import type { TableRequirement, TableUpdate } from './table-metadata-builder.js';
@@ -22,24 +23,7 @@ import { CatalogError, type Catalog, type CatalogErrorCode, type LoadTableResult
 const DEFINITE_FAILURES = new Set<CatalogErrorCode>(['NO_SUCH_TABLE', 'NO_SUCH_NAMESPACE', 'FORBIDDEN', 'NOT_AUTHORIZED', 'INVALID_REQUEST', 'INVALID_IDENTIFIER', 'UNSUPPORTED']);
 import { IcebergError } from './types.js';
 
-/** Reserved field ids of position delete files (spec, "Position Delete Files"). */
-export const DELETE_FILE_PATH_ID = 2147483546;
-export const DELETE_POS_ID = 2147483545;
-
-export const POSITION_DELETE_SCHEMA: StructType = {
-  type: 'struct',
-  fields: [
-    { id: DELETE_FILE_PATH_ID, name: 'file_path', required: true, type: 'string' },
-    { id: DELETE_POS_ID, name: 'pos', required: true, type: 'long' },
-  ],
-};
-
-export interface PositionDelete {
-  /** The data file's `file_path`, exactly as in its manifest entry. */
-  readonly path: string;
-  /** 0-based row position in that file. */
-  readonly pos: bigint;
-}
+export { DELETE_FILE_PATH_ID, DELETE_POS_ID, POSITION_DELETE_SCHEMA, type PositionDelete, type PositionDeleteRange } from './position-deletes.js';
 
 export interface WriteFileOptions extends ParquetWriteOptions {
   /** Where to write; default `<location>/data/<uuid>.parquet`. */
@@ -172,30 +156,15 @@ export class Table {
   }
 
   /**
-   * Writes a position delete file (v2): rows are sorted by path then position, as the spec requires. When
-   * every row names one data file, it is recorded as `referenced_data_file`.
+   * Writes a position delete file (v2, see position-deletes.ts): rows sorted by path then position, full
+   * file_path bounds, and `referenced_data_file` when every row names one data file. Give single positions
+   * or row ranges `[start, end)`.
    */
-  async writePositionDeletes(deletes: readonly PositionDelete[], options: WriteFileOptions = {}): Promise<DataFile> {
-    if (this.metadata['format-version'] < 2) throw new IcebergError('INVALID_UPDATE', 'Position deletes need format-version 2 or later');
-    if (deletes.length === 0) throw new IcebergError('INVALID_UPDATE', 'A position delete file needs at least one row');
-    const sorted = [...deletes].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.pos < b.pos ? -1 : a.pos > b.pos ? 1 : 0));
-    const columns: Record<string, arrow.Vector> = {
-      file_path: arrow.vectorFromArray(sorted.map((d) => d.path), new arrow.Utf8()),
-      pos: arrow.makeVector(BigInt64Array.from(sorted.map((d) => d.pos))),
-    };
-    const table = new arrow.Table(columns);
-    const location = options.location ?? `${this.location}/data/${randomUUID()}-deletes.parquet`;
-    const written = await writeParquet(POSITION_DELETE_SCHEMA, table, options);
-    await this.io.put(location, Buffer.from(written.bytes.buffer, written.bytes.byteOffset, written.bytes.byteLength));
-    const paths = new Set(sorted.map((d) => d.path));
-    return parquetDataFile({
-      file_path: location,
-      content: DataFileContent.POSITION_DELETES,
-      partition: options.partition ?? {},
-      metrics: written.metrics,
-      split_offsets: written.splitOffsets,
-      referenced_data_file: paths.size === 1 ? [...paths][0] ?? null : null,
-    });
+  async writePositionDeletes(deletes: readonly (PositionDelete | PositionDeleteRange)[], options: WriteFileOptions = {}): Promise<DataFile> {
+    if (this.metadata['format-version'] < 2) throw new IcebergError('INVALID_UPDATE', 'Position deletes need format-version 2 or later; upgrade the table');
+    const { location, partition, ...parquet } = options;
+    const ranges = deletes.map((d) => ('pos' in d ? { path: d.path, start: d.pos, end: d.pos + 1n } : d));
+    return writePositionDeletes(this.io, location ?? `${this.location}/data/${randomUUID()}-deletes.parquet`, ranges, { ...parquet, ...(partition ? { partition } : {}) });
   }
 
   /** The default partition spec's id (files written now belong to it). */

@@ -119,7 +119,11 @@ export class SnapshotUpdate {
     return this;
   }
 
-  /** Removes a data file that the parent snapshot holds (by path or by the DataFile). */
+  /**
+   * Removes a live file of the parent snapshot, by path or by the DataFile: a data file, or a delete file
+   * (position or equality deletes, e.g. when the data file it applies to leaves the table in the same commit,
+   * or when a newer delete file replaces it).
+   */
   deleteFile(file: DataFile | string): this {
     const path = typeof file === 'string' ? file : file.file_path;
     this.removed.set(path, typeof file === 'string' ? undefined : file);
@@ -198,7 +202,7 @@ export class SnapshotUpdate {
     const removedFiles: DataFile[] = [];
     const stillToRemove = new Set(this.removed.keys());
     for (const m of await snapshotManifests(this.io, parent)) {
-      if (stillToRemove.size === 0 || m.content !== 0 || (m.added_files_count === 0 && m.existing_files_count === 0)) {
+      if (stillToRemove.size === 0 || (m.added_files_count === 0 && m.existing_files_count === 0)) {
         carried.push(m);
         continue;
       }
@@ -219,7 +223,7 @@ export class SnapshotUpdate {
       const location = `${meta}/${randomUUID()}-m${attempt + 2}.avro`;
       const { bytes, manifestFile } = writeManifestFile(
         rewritten,
-        { formatVersion, schema: manifest.metadata.schema, partitionSpec: manifest.metadata.partitionSpec },
+        { formatVersion, schema: manifest.metadata.schema, partitionSpec: manifest.metadata.partitionSpec, content: manifest.metadata.content },
         { manifest_path: location, added_snapshot_id: snapshotId },
       );
       await this.io.put(location, bytes);
@@ -227,7 +231,7 @@ export class SnapshotUpdate {
       carried.push(manifestFile);
     }
     if (stillToRemove.size > 0) {
-      throw new IcebergError('INVALID_UPDATE', `Cannot delete ${[...stillToRemove].join(', ')}: not a live data file of the table (a concurrent commit may have removed it); reload the table and rebuild the change`);
+      throw new IcebergError('INVALID_UPDATE', `Cannot delete ${[...stillToRemove].join(', ')}: not a live data file (nor a live delete file) of the table (a concurrent commit may have removed it); reload the table and rebuild the change`);
     }
 
     const fresh = [this.dataManifest, this.deleteManifest].filter((m): m is CachedManifest => m !== undefined).map((m) => ({ ...m.file, added_snapshot_id: snapshotId }));
