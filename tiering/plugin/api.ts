@@ -40,6 +40,12 @@ export interface RemoteLogSegmentMetadata extends TopicPartitionId {
   readonly dataFiles: readonly string[];
   /** Objects describing how to rebuild its batches (the segment-to-offset index), beside the data. */
   readonly indexFiles: readonly string[];
+  /**
+   * Objects hiding some of its records from table readers but not from Kafka fetches (for the Iceberg
+   * implementation: position delete files over the rows below the log start when it cuts through the
+   * segment). They leave the remote history with the segment. Absent or empty when none.
+   */
+  readonly deleteFiles?: readonly string[];
 }
 
 /** Batches read from remote storage, exactly as stored (stored offsets, original producer fields, valid CRCs). */
@@ -104,13 +110,22 @@ export interface TieringPlugin {
    */
   removeTopic(topic: string, options?: { dropTable?: boolean }): Promise<void>;
   /**
-   * DeleteRecords reaching into remote data: the remote log start moves to `offset` (persisted in a table
-   * commit), segments wholly below it leave the table with their files. Rows of a segment only partly below
-   * stay in the table (Kafka reads hide them). Returns the remote log start, undefined when nothing is remote.
+   * DeleteRecords (called for every DeleteRecords on a tiered topic, also when `offset` is beyond the remote
+   * data): the remote log start moves to `offset` (persisted in a table commit), segments wholly below it
+   * leave the table with their files, and the rows below `offset` of the segment holding it are hidden from
+   * table readers in the same commit (Kafka fetches still get the whole batch holding `offset`). Segments
+   * committed later keep rows below the start hidden too. Returns the remote log start, undefined when
+   * nothing is remote.
    */
   deleteRecordsBefore(tp: TopicPartitionId, offset: number): Promise<number | undefined>;
   /** ListOffsets by timestamp in remote data: the first record at or after `offset` with timestamp >= `timestamp`. */
   offsetForTimestamp(tp: TopicPartitionId, timestamp: number): Promise<{ offset: number; timestamp: number } | undefined>;
+  /**
+   * ListOffsets MAX_TIMESTAMP in remote data, from the remote log start: the largest record timestamp and the
+   * earliest offset carrying it (LogAppendTime batches count every record at the batch's max timestamp).
+   * Undefined when no remote data record qualifies.
+   */
+  maxTimestampOffset(tp: TopicPartitionId): Promise<{ offset: number; timestamp: number } | undefined>;
   /** Whether the topic is tiered (configured and enabled). */
   isTiered(topic: string): boolean;
   /** Queues a closed segment for copy and commit. Never blocks: the produce path calls it. */
@@ -130,6 +145,7 @@ export type TieringErrorCode =
   | 'NOT_TIERED'
   | 'OFFSET_OUT_OF_RANGE'
   | 'CORRUPT_MANIFEST'
+  | 'HISTORY_CHANGED'
   | 'CLOSED'
   | 'CONVERSION_FAILED';
 

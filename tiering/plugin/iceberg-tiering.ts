@@ -75,7 +75,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
         return this.options.codec.readSegment({ io: this.options.io, ...segment, fetchOffset, maxBytes, minOneBatch });
       },
       deleteLogSegmentData: async (segment) => {
-        for (const f of [...segment.dataFiles, ...segment.indexFiles]) await this.options.io.delete(f);
+        for (const f of [...segment.dataFiles, ...segment.indexFiles, ...(segment.deleteFiles ?? [])]) await this.options.io.delete(f);
       },
     };
     this.metadata = {
@@ -134,6 +134,11 @@ export class IcebergTieringPlugin implements TieringPlugin {
   offsetForTimestamp(tp: TopicPartitionId, timestamp: number): Promise<{ offset: number; timestamp: number } | undefined> {
     const t = this.tiered(tp.topic);
     return t === undefined ? Promise.resolve(undefined) : t.offsetForTimestamp(tp.partition, timestamp);
+  }
+
+  maxTimestampOffset(tp: TopicPartitionId): Promise<{ offset: number; timestamp: number } | undefined> {
+    const t = this.tiered(tp.topic);
+    return t === undefined ? Promise.resolve(undefined) : t.maxTimestampOffset(tp.partition);
   }
 
   isTiered(topic: string): boolean {

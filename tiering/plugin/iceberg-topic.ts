@@ -12,14 +12,25 @@
  *   DeleteRecords moves the remote log start the same way (truncateBefore); a deleted topic's table is dropped
  *   with its files (drop).
  *
+ * Iceberg readers see the records from the log start on, as Kafka does: when the start cuts through a
+ * segment (DeleteRecords inside it, now or before the segment was committed), the rows below it get a
+ * position delete file (iceberg/position-deletes.ts) in the commit that moves the start or adds the segment,
+ * named from the data file and the start so a retry rewrites the same object. Kafka fetches read the data
+ * files as before. The delete files replace older ones of the same segment and leave the table with it.
+ *
  * Operations that change the table run one at a time (a promise chain); reads use the in-memory manifests.
  */
 import type { Catalog, TableIdentifier } from '../../iceberg/catalog/catalog.js';
 import { decodeRecordBatch } from '../../protocol/record-batch/record-batch.js';
 import { iterateBatches } from '../../protocol/record-batch/batches.js';
 import { CatalogError } from '../../iceberg/catalog/catalog.js';
-import type { DataFile } from '../../iceberg/data-file.js';
+import type { DataFile, PartitionData } from '../../iceberg/data-file.js';
 import type { FileIO } from '../../iceberg/io/file-io.js';
+import { writePositionDeletes } from '../../iceberg/position-deletes.js';
+import type { SnapshotUpdate } from '../../iceberg/transaction.js';
+import { latestSummaryProperty } from '../../iceberg/transaction.js';
+import { decodeSegmentIndex, type SegmentIndex } from '../offset-index/format.js';
+import { padOffset, resolveLocation } from '../offset-index/location.js';
 import { FLOE_OWNER_PROPERTY } from '../../iceberg/rest/server.js';
 import { Table } from '../../iceberg/table.js';
 import { TieringError, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata } from './api.js';
@@ -101,6 +112,10 @@ export class IcebergTopic {
     if (segment.lastOffset <= committed) {
       throw new TieringError('ALREADY_COMMITTED', `${this.topic}-${segment.partition} segment ${segment.baseOffset}..${segment.lastOffset} is already in the table (committed up to ${committed}); nothing to do`);
     }
+    if (segment.lastOffset < this.manifest(segment.partition).logStartOffset) {
+      // Deleted (DeleteRecords) before it was tiered: nothing to keep; the commit only moves the committed offset.
+      return { topic: this.topic, partition: segment.partition, baseOffset: segment.baseOffset, lastOffset: segment.lastOffset, maxTimestamp: segment.maxTimestamp, sizeInBytes: segment.sizeInBytes, dataFiles: [], indexFiles: [] };
+    }
     const converted = await this.codec.convertSegment({
       io: crashAfterFirstPut(this.io),
       tableLocation: this.table.location,
@@ -150,6 +165,8 @@ export class IcebergTopic {
     let files = 0;
     const next = new Map<number, PartitionManifest>();
     const expected = new Map<number, number>();
+    // Objects of segments deleted (DeleteRecords) before they were committed: deleted once the commit lands.
+    const dropped: string[] = [];
     for (const [p, list] of byPartition) {
       const m = this.manifest(p);
       expected.set(p, m.committedOffset);
@@ -159,12 +176,28 @@ export class IcebergTopic {
         if (s.baseOffset <= committed) {
           throw new TieringError('OUT_OF_ORDER', `${this.topic}-${p} segment ${s.baseOffset}..${s.lastOffset} overlaps the committed history (up to ${committed}); re-copy it from the next uncommitted offset`);
         }
-        for (const f of this.pendingFiles.get(key(p, s.baseOffset)) ?? []) {
+        committed = s.lastOffset;
+        if (s.lastOffset < m.logStartOffset) {
+          dropped.push(...s.dataFiles, ...s.indexFiles);
+          continue;
+        }
+        const dataFiles = this.pendingFiles.get(key(p, s.baseOffset)) ?? [];
+        for (const f of dataFiles) {
           update.addFile(f);
           files++;
         }
-        added.push({ baseOffset: s.baseOffset, lastOffset: s.lastOffset, maxTimestamp: s.maxTimestamp, sizeInBytes: s.sizeInBytes, dataFiles: s.dataFiles, indexFiles: s.indexFiles });
-        committed = s.lastOffset;
+        let entry: SegmentEntry = { baseOffset: s.baseOffset, lastOffset: s.lastOffset, maxTimestamp: s.maxTimestamp, sizeInBytes: s.sizeInBytes, dataFiles: s.dataFiles, indexFiles: s.indexFiles };
+        if (s.baseOffset < m.logStartOffset) {
+          // DeleteRecords moved the start into this segment before it was committed: its rows below stay hidden.
+          const partitions = new Map(dataFiles.map((f) => [f.file_path, f.partition]));
+          const deletes = await this.hideBelow(p, entry, m.logStartOffset, partitions);
+          for (const d of deletes) {
+            update.addDeleteFile(d);
+            files++;
+          }
+          if (deletes.length > 0) entry = { ...entry, deleteFiles: deletes.map((d) => d.file_path) };
+        }
+        added.push(entry);
       }
       // The first commit starts the remote log at its first segment, unless DeleteRecords already moved it higher.
       const logStartOffset = m.segments.length === 0 && m.committedOffset < 0 ? Math.max(m.logStartOffset, added[0]?.baseOffset ?? 0) : m.logStartOffset;
@@ -200,6 +233,7 @@ export class IcebergTopic {
     for (const [p, m] of next) this.manifests.set(p, m);
     this.forget(byPartition);
     crashPoint('after-commit');
+    for (const f of dropped) await this.io.delete(f).catch(() => undefined);
     return true;
   }
 
@@ -232,43 +266,134 @@ export class IcebergTopic {
       if (doomed.length === 0) return 0;
       const last = doomed[doomed.length - 1] as SegmentEntry;
       const kept = m.segments.slice(doomed.length);
-      const next: PartitionManifest = { ...m, logStartOffset: kept[0]?.baseOffset ?? last.lastOffset + 1, segments: kept };
+      const next: PartitionManifest = { ...m, logStartOffset: Math.max(m.logStartOffset, kept[0]?.baseOffset ?? last.lastOffset + 1), segments: kept };
       const update = this.table.newOverwrite();
-      for (const s of doomed) for (const f of s.dataFiles) update.deleteFile(f);
-      const loc = manifestLocation(this.table.location, partition);
-      await this.io.put(loc, serializeManifest(next));
-      update.set(COMMITTED_OFFSET_PREFIX + partition, String(next.committedOffset)).set(SEGMENTS_PREFIX + partition, loc);
+      // A segment's delete files leave with its data files, in the same commit: no delete file outlives its target.
+      for (const s of doomed) for (const f of [...s.dataFiles, ...(s.deleteFiles ?? [])]) update.deleteFile(f);
       // Only control batches: no rows to remove, the snapshot only moves the manifest and log start.
       if (update.isEmpty) update.allowNoFileChanges();
-      await this.table.commit(update);
-      this.manifests.set(partition, next);
-      for (const s of doomed) for (const f of [...s.dataFiles, ...s.indexFiles]) await this.io.delete(f).catch(() => undefined);
+      await this.commitHistory(update, next);
+      for (const s of doomed) for (const f of objectsOf(s)) await this.io.delete(f).catch(() => undefined);
       return doomed.length;
     });
   }
 
   /**
    * DeleteRecords below (or across) the remote history: the remote log start moves up to `offset`, segments
-   * wholly below it are removed in the same commit as the new start, then their objects are deleted. Rows of
-   * the segment holding `offset` stay (Kafka reads start at the log start). No-op when the start is already
-   * at or past `offset`.
+   * wholly below it leave the table in the same commit as the new start (data and delete files), then their
+   * objects are deleted. When `offset` cuts through a segment, its rows below `offset` get position delete
+   * files in that commit (replacing the ones an earlier start gave it), so table readers see exactly the
+   * records from `offset` on; Kafka fetches still return the whole batch holding `offset`. No-op when the
+   * start is already at or past `offset` (so a retry after the commit landed changes nothing).
    */
   truncateBefore(partition: number, offset: number): Promise<void> {
     return this.serial(async () => {
       const m = this.manifest(partition);
       if (offset <= m.logStartOffset) return;
       const doomed = m.segments.filter((s) => s.lastOffset < offset);
-      const next: PartitionManifest = { ...m, logStartOffset: offset, segments: m.segments.slice(doomed.length) };
+      const kept = m.segments.slice(doomed.length);
       const update = this.table.newOverwrite();
-      for (const s of doomed) for (const f of s.dataFiles) update.deleteFile(f);
+      for (const s of doomed) for (const f of [...s.dataFiles, ...(s.deleteFiles ?? [])]) update.deleteFile(f);
+      const retired: string[] = [];
+      const cut = kept[0];
+      if (cut !== undefined && cut.baseOffset < offset) {
+        const deletes = await this.hideBelow(partition, cut, offset, await this.livePartitions());
+        const fresh = new Set(deletes.map((d) => d.file_path));
+        for (const d of deletes) update.addDeleteFile(d);
+        for (const f of cut.deleteFiles ?? []) {
+          if (fresh.has(f)) continue;
+          update.deleteFile(f);
+          retired.push(f);
+        }
+        const { deleteFiles: _old, ...rest } = cut;
+        kept[0] = deletes.length > 0 ? { ...rest, deleteFiles: [...fresh] } : rest;
+      }
+      const next: PartitionManifest = { ...m, logStartOffset: offset, segments: kept };
       if (update.isEmpty) update.allowNoFileChanges();
-      const loc = manifestLocation(this.table.location, partition);
-      await this.io.put(loc, serializeManifest(next));
-      update.set(COMMITTED_OFFSET_PREFIX + partition, String(next.committedOffset)).set(SEGMENTS_PREFIX + partition, loc);
-      await this.table.commit(update);
-      this.manifests.set(partition, next);
-      for (const s of doomed) for (const f of [...s.dataFiles, ...s.indexFiles]) await this.io.delete(f).catch(() => undefined);
+      await this.commitHistory(update, next);
+      for (const f of [...doomed.flatMap(objectsOf), ...retired]) await this.io.delete(f).catch(() => undefined);
     });
+  }
+
+  /**
+   * Commits `update` with `next` as the partition's committed history (a fresh manifest object named in the
+   * summary). Refused when the table's history of the partition is not the one this change was built on (a
+   * commit this process does not know about, e.g. one that landed although its call failed); any failure
+   * reloads the table, so a retry builds on what is committed.
+   */
+  private async commitHistory(update: SnapshotUpdate, next: PartitionManifest): Promise<void> {
+    const p = next.partition;
+    const before = latestSummaryProperty(this.table.metadata, SEGMENTS_PREFIX + p);
+    const loc = manifestLocation(this.table.location, p);
+    await this.io.put(loc, serializeManifest(next));
+    update.set(COMMITTED_OFFSET_PREFIX + p, String(next.committedOffset)).set(SEGMENTS_PREFIX + p, loc);
+    update.validate((base) => {
+      if (latestSummaryProperty(base, SEGMENTS_PREFIX + p) !== before) {
+        throw new TieringError('HISTORY_CHANGED', `${this.topic}-${p}: the table's history of this partition changed since it was loaded; the table was reloaded, retry the operation`);
+      }
+    });
+    try {
+      await this.table.commit(update);
+    } catch (err) {
+      await this.reload().catch(() => undefined);
+      throw err;
+    }
+    this.manifests.set(p, next);
+  }
+
+  /** Partition tuples of the table's live data files, by path (a delete file must carry its target's). */
+  private async livePartitions(): Promise<Map<string, PartitionData>> {
+    const { dataFiles } = await this.table.files();
+    return new Map(dataFiles.map((e) => [e.data_file.file_path, e.data_file.partition]));
+  }
+
+  /**
+   * Position delete files hiding the rows of `segment` below `offset` from table readers: one per data file
+   * with such rows, over its rows [0, k), k being its first row at or after `offset` (rows are in offset
+   * order; the offset index gives each batch's first row, and a batch that straddles `offset` is read to
+   * count its records below it). Written (not committed) under names made of the data file and `offset`.
+   */
+  private async hideBelow(partition: number, segment: SegmentEntry, offset: number, partitions: ReadonlyMap<string, PartitionData>): Promise<DataFile[]> {
+    const out: DataFile[] = [];
+    for (const location of segment.indexFiles) {
+      const index = decodeSegmentIndex(await this.io.get(location));
+      if (index.baseOffset >= BigInt(offset)) break;
+      if (index.dataFile === null) continue;
+      const k = await this.rowsBelow(partition, segment, location, index, offset);
+      if (k === 0) continue;
+      const path = resolveLocation(this.table.location, index.dataFile.path);
+      const tuple = partitions.get(path);
+      if (!segment.dataFiles.includes(path) || tuple === undefined) {
+        throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${partition}: offset index ${location} names data file ${path}, which is not a live data file of segment ${segment.baseOffset}..${segment.lastOffset}; re-tier the partition`);
+      }
+      out.push(await writePositionDeletes(this.io, deleteFileLocation(path, offset), [{ path, start: 0n, end: BigInt(k) }], { partition: tuple }));
+    }
+    return out;
+  }
+
+  /** Rows of the index's data file whose offsets are below `offset`. */
+  private async rowsBelow(partition: number, segment: SegmentEntry, indexLocation: string, index: SegmentIndex, offset: number): Promise<number> {
+    const x = BigInt(offset);
+    let k = 0;
+    for (const b of index.batches) {
+      if (b.stored !== null) continue; // control (or emptied) batches have no rows
+      if (b.baseOffset + BigInt(b.lastOffsetDelta) < x) {
+        k = b.firstRow + b.recordsCount;
+        continue;
+      }
+      if (b.baseOffset < x) {
+        // The batch holding `offset` (Kafka returns it whole): its records below `offset` are deleted too.
+        const r = await this.codec.readSegment({ io: this.io, partition, baseOffset: segment.baseOffset, lastOffset: segment.lastOffset, dataFiles: segment.dataFiles, indexFiles: [indexLocation], fetchOffset: offset, maxBytes: 1, minOneBatch: true });
+        const batch = r.records.length > 0 ? decodeRecordBatch(r.records, 0, { verifyCrc: false }) : undefined;
+        if (batch === undefined || batch.baseOffset !== b.baseOffset || batch.records.length !== b.recordsCount) {
+          throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${partition}: reading the batch at ${b.baseOffset} of ${indexLocation} did not return it; re-tier the partition`);
+        }
+        k = b.firstRow + batch.records.filter((rec) => b.baseOffset + BigInt(rec.offsetDelta) < x).length;
+      }
+      break;
+    }
+    if (k > index.rowCount) throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${partition}: offset index ${indexLocation} counts ${index.rowCount} rows but its batches end at row ${k}; re-tier the partition`);
+    return k;
   }
 
   /**
@@ -291,6 +416,48 @@ export class IcebergTopic {
       }
     }
     return undefined;
+  }
+
+  /**
+   * ListOffsets MAX_TIMESTAMP over the remote history from the remote log start: the largest timestamp of a
+   * data record, and the earliest offset carrying it (Kafka's rule on ties). Segments are visited by their
+   * max timestamp, largest first, and read until no unread segment can beat what was found; a segment the
+   * start cuts through is read from the start, so records below it do not count.
+   */
+  async maxTimestampOffset(partition: number): Promise<{ offset: number; timestamp: number } | undefined> {
+    const m = this.manifest(partition);
+    const candidates = m.segments.filter((s) => s.lastOffset >= m.logStartOffset && s.maxTimestamp >= 0).sort((a, b) => b.maxTimestamp - a.maxTimestamp || a.baseOffset - b.baseOffset);
+    let best: { offset: number; timestamp: number } | undefined;
+    for (const s of candidates) {
+      if (best !== undefined && (s.maxTimestamp < best.timestamp || (s.maxTimestamp === best.timestamp && s.baseOffset > best.offset))) break;
+      const found = await this.maxInSegment(partition, s, m.logStartOffset);
+      if (found !== undefined && (best === undefined || found.timestamp > best.timestamp || (found.timestamp === best.timestamp && found.offset < best.offset))) best = found;
+    }
+    return best;
+  }
+
+  private async maxInSegment(partition: number, s: SegmentEntry, logStart: number): Promise<{ offset: number; timestamp: number } | undefined> {
+    let best: { offset: number; timestamp: number } | undefined;
+    let from = Math.max(s.baseOffset, logStart);
+    while (from <= s.lastOffset) {
+      const r = await this.read(partition, from, 1 << 20, true);
+      if (r.records.length === 0 || r.nextOffset <= from) break;
+      for (const b of iterateBatches(r.records)) {
+        const batch = decodeRecordBatch(r.records, b.start, { verifyCrc: false });
+        if (batch.isControl || Number(batch.baseOffset) > s.lastOffset) continue;
+        const base = Number(batch.baseOffset);
+        for (const rec of batch.records) {
+          const offset = base + rec.offsetDelta;
+          const ts = batch.timestampType === 'log-append' ? Number(batch.maxTimestamp) : Number(batch.baseTimestamp) + rec.timestampDelta;
+          if (offset < logStart || offset > s.lastOffset) continue;
+          if (best === undefined || ts > best.timestamp) best = { offset, timestamp: ts };
+          // Nothing in the segment is later than its max timestamp, and this is its earliest record carrying it.
+          if (ts >= s.maxTimestamp) return best;
+        }
+      }
+      from = r.nextOffset;
+    }
+    return best;
   }
 
   /**
@@ -358,6 +525,19 @@ function firstAtOrAfter(batches: Buffer, timestamp: number, minOffset: number): 
     }
   }
   return undefined;
+}
+
+/** Every object of a committed segment: data, index and delete files. */
+function objectsOf(s: SegmentEntry): string[] {
+  return [...s.dataFiles, ...s.indexFiles, ...(s.deleteFiles ?? [])];
+}
+
+/**
+ * Where the position deletes of `dataFile` below `offset` go: beside it, named from it and the offset, so a
+ * retried DeleteRecords (or commit) rewrites the same object instead of adding a second delete file.
+ */
+export function deleteFileLocation(dataFile: string, offset: number): string {
+  return `${dataFile.replace(/\.parquet$/, '')}-deletes-below-${padOffset(BigInt(offset))}.parquet`;
 }
 
 function key(partition: number, baseOffset: number): string {

@@ -5,6 +5,10 @@
  * summary; so the data files, the offset index and this list become visible in the same Iceberg commit, and
  * a broker with an empty disk recovers a partition's remote history from the table alone.
  *
+ * A segment the log start cuts through (DeleteRecords) lists `deleteFiles`: position delete files, committed
+ * with the same snapshot as the start, hiding its rows below the start from table readers. At most one per
+ * data file: a later start replaces them in its commit, and they leave the table with their segment.
+ *
  * Snapshot summary properties (per Kafka partition p):
  *   floe.kafka.committed-offset.<p>   highest offset committed to the table (Redpanda's idempotence key)
  *   floe.kafka.segments.<p>           location of the partition's manifest
@@ -65,11 +69,15 @@ export function parseManifest(bytes: Buffer, where: string): PartitionManifest {
   if (!isInt(partition) || !isInt(logStartOffset) || !isInt(committedOffset) || !Array.isArray(segments)) return bad('missing partition, logStartOffset, committedOffset or segments');
   const parsed: SegmentEntry[] = segments.map((s: unknown, i) => {
     const e = (typeof s === 'object' && s !== null ? s : {}) as Record<string, unknown>;
-    const { baseOffset, lastOffset, maxTimestamp, sizeInBytes, dataFiles, indexFiles } = e;
+    const { baseOffset, lastOffset, maxTimestamp, sizeInBytes, dataFiles, indexFiles, deleteFiles } = e;
     if (!isInt(baseOffset) || !isInt(lastOffset) || !isInt(maxTimestamp) || !isInt(sizeInBytes) || !isStrings(dataFiles) || !isStrings(indexFiles)) {
       return bad(`segment ${i} is malformed`);
     }
-    return { baseOffset, lastOffset, maxTimestamp, sizeInBytes, dataFiles, indexFiles };
+    // deleteFiles: absent in manifests written before position deletes existed (same format version: optional).
+    if (deleteFiles !== undefined && !isStrings(deleteFiles)) return bad(`segment ${i} has malformed deleteFiles`);
+    return deleteFiles === undefined || deleteFiles.length === 0
+      ? { baseOffset, lastOffset, maxTimestamp, sizeInBytes, dataFiles, indexFiles }
+      : { baseOffset, lastOffset, maxTimestamp, sizeInBytes, dataFiles, indexFiles, deleteFiles };
   });
   return { partition, logStartOffset, committedOffset, segments: parsed };
 }

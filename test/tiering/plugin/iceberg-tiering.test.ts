@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { icebergRead } from 'icebird';
 import { WarehouseCatalog } from '../../../iceberg/catalog/warehouse.js';
 import { LocalFileIO } from '../../../iceberg/io/local.js';
 import { Table } from '../../../iceberg/table.js';
@@ -15,6 +16,7 @@ import type { LogSegmentData, TopicTieringConfig } from '../../../tiering/plugin
 import { ConvertCodec } from '../../../tiering/plugin/convert-codec.js';
 import { IcebergTieringPlugin } from '../../../tiering/plugin/iceberg-tiering.js';
 import { COMMITTED_OFFSET_PREFIX } from '../../../tiering/plugin/partition-manifest.js';
+import { installWarehouseFetch } from '../../helpers/file-fetch.js';
 
 const TOPIC = 'orders';
 const CONFIG: TopicTieringConfig = { enabled: true, namespace: ['kafka'], commitIntervalMs: 60_000, retentionMs: Infinity, retentionBytes: Infinity };
@@ -65,9 +67,11 @@ async function segment(dir: string, partition: number, base: number, batches: nu
   return { topic: TOPIC, partition, baseOffset: base, lastOffset: offset - 1, path, sizeInBytes: bytes.length, maxTimestamp: baseTimestamp + offset - 1 };
 }
 
+/** The table's rows as DuckDB reads them, position deletes applied (anti-join on the file's row numbers). */
 async function tableRows(warehouse: string, catalog: WarehouseCatalog, io: LocalFileIO, t: { after: (fn: () => void) => void }): Promise<{ partition: number; offset: number; value: string }[]> {
   const table = await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io);
-  const files = (await table.files()).dataFiles.map((e) => fileURLToPath(e.data_file.file_path));
+  const live = await table.files();
+  const files = live.dataFiles.map((e) => fileURLToPath(e.data_file.file_path));
   if (files.length === 0) return [];
   const db = await DuckDBInstance.create(':memory:');
   const conn = await db.connect();
@@ -76,7 +80,9 @@ async function tableRows(warehouse: string, catalog: WarehouseCatalog, io: Local
     db.closeSync();
   });
   const list = files.map((f) => `'${f}'`).join(', ');
-  const rows = (await conn.runAndReadAll(`select kafka.partition as p, kafka."offset" as o, decode(value) as v from read_parquet([${list}]) order by p, o`)).getRowObjectsJson();
+  const deletes = live.deleteFiles.map((e) => `'${fileURLToPath(e.data_file.file_path)}'`).join(', ');
+  const hidden = deletes === '' ? '' : `anti join (select file_path, pos from read_parquet([${deletes}])) d on d.file_path = 'file://' || t.filename and d.pos = t.file_row_number`;
+  const rows = (await conn.runAndReadAll(`select kafka.partition as p, kafka."offset" as o, decode(value) as v from read_parquet([${list}], filename = true, file_row_number = true) t ${hidden} order by p, o`)).getRowObjectsJson();
   void warehouse;
   return rows.map((r) => ({ partition: Number(r['p']), offset: Number(r['o']), value: String(r['v']) }));
 }
@@ -271,7 +277,7 @@ test('deleteRecordsBefore moves the remote log start in a commit, removes whole 
   assert.equal(await plugin.deleteRecordsBefore(tp, 7), 7);
   assert.deepEqual(plugin.metadata.listRemoteLogSegments(tp).map((s) => s.baseOffset), [5, 10], 'the segment wholly below 7 is gone');
   for (const f of [...first.dataFiles, ...first.indexFiles]) assert.equal(await io.head(f), undefined, `${f} is deleted`);
-  assert.deepEqual(await tableRows(e.warehouse, catalog, io, t), expected([[0, 5, 14]]), 'rows of the segment holding 7 stay');
+  assert.deepEqual(await tableRows(e.warehouse, catalog, io, t), expected([[0, 7, 14]]), 'rows of the segment holding 7 from 7 on stay, the ones below are hidden');
   await assert.rejects(plugin.read(tp, 6, 1 << 20, true), { code: 'OFFSET_OUT_OF_RANGE' });
   assert.equal(records((await plugin.read(tp, 7, 1 << 20, true)).records)[0]?.offset, 5, 'the batch holding the start comes whole');
   assert.equal(await plugin.deleteRecordsBefore(tp, 3), 7, 'never moves backwards');
@@ -327,4 +333,170 @@ test('removeTopic with dropTable drops and purges the topic table, and leaves an
   await catalog.createTable({ namespace: ['kafka'], name: 'foreign' }, { schema: { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'n', required: true, type: 'long' }] } });
   await plugin.removeTopic('foreign', { dropTable: true });
   assert.equal(await catalog.tableExists({ namespace: ['kafka'], name: 'foreign' }), true);
+});
+
+/** (partition, offset) of every row icebird reads from the table (it applies position deletes). */
+async function icebirdOffsets(catalog: WarehouseCatalog, io: LocalFileIO): Promise<number[]> {
+  const table = await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io);
+  const restore = installWarehouseFetch(io);
+  try {
+    const loc = table.metadataLocation;
+    const rows = await icebergRead({ tableUrl: table.location, metadataFileName: loc.slice(loc.lastIndexOf('/') + 1) });
+    return rows.map((r: Record<string, unknown>) => Number((r['kafka'] as Record<string, unknown>)['offset'])).sort((a, b) => a - b);
+  } finally {
+    restore();
+  }
+}
+
+async function liveFiles(catalog: WarehouseCatalog, io: LocalFileIO): Promise<{ data: string[]; deletes: { path: string; target: string | null | undefined; rows: bigint }[] }> {
+  const table = await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io);
+  const { dataFiles, deleteFiles } = await table.files();
+  return {
+    data: dataFiles.map((e) => e.data_file.file_path).sort(),
+    deletes: deleteFiles.map((e) => ({ path: e.data_file.file_path, target: e.data_file.referenced_data_file, rows: e.data_file.record_count })),
+  };
+}
+
+const span = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+test('DeleteRecords inside a batch of a tiered segment: table readers see exactly the records from X on, Kafka reads are unchanged', async (t) => {
+  const e = await env(t);
+  const { plugin, catalog, io } = e.open();
+  await plugin.configureTopic(TOPIC, CONFIG);
+  // Segments 0..9 and 10..19 with batches of 5 records; 20..24 with one batch.
+  const segs = [await segment(e.dir, 0, 0, 2, 5), await segment(e.dir, 0, 10, 2, 5), await segment(e.dir, 0, 20, 1, 5)];
+  for (const s of segs) plugin.segmentClosed(s);
+  await plugin.drain();
+  const tp = { topic: TOPIC, partition: 0 };
+  const before = records((await plugin.read(tp, 5, 1 << 20, true)).records);
+
+  // 7 is inside the batch 5..9: rows 0..6 of the first data file are hidden (the batch's 5 and 6 too).
+  assert.equal(await plugin.deleteRecordsBefore(tp, 7), 7);
+  const [first, second] = plugin.metadata.listRemoteLogSegments(tp);
+  assert.ok(first && second);
+  assert.equal(first.deleteFiles?.length, 1);
+  let files = await liveFiles(catalog, io);
+  assert.deepEqual(files.deletes, [{ path: first.deleteFiles?.[0], target: first.dataFiles[0], rows: 7n }]);
+  assert.deepEqual(await icebirdOffsets(catalog, io), span(7, 24), 'icebird');
+  assert.deepEqual((await tableRows(e.warehouse, catalog, io, t)).map((r) => r.offset), span(7, 24), 'DuckDB with the deletes anti-joined');
+  assert.deepEqual(records((await plugin.read(tp, 7, 1 << 20, true)).records), before, 'Kafka still gets the whole batch holding 7 and everything after');
+  const table = await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io);
+  assert.equal(table.currentSnapshot()?.summary['total-position-deletes'], '7');
+
+  // A retried DeleteRecords at the same offset changes nothing.
+  const snapshots = table.metadata.snapshots.length;
+  assert.equal(await plugin.deleteRecordsBefore(tp, 7), 7);
+  assert.equal((await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io)).metadata.snapshots.length, snapshots);
+
+  // Further into the same segment: the delete file is replaced (one per data file), the old object goes.
+  const old = first.deleteFiles?.[0] as string;
+  await plugin.deleteRecordsBefore(tp, 9);
+  files = await liveFiles(catalog, io);
+  assert.equal(files.deletes.length, 1);
+  assert.equal(files.deletes[0]?.rows, 9n);
+  assert.notEqual(files.deletes[0]?.path, old);
+  assert.equal(await io.head(old), undefined, 'the replaced delete file is deleted');
+  assert.deepEqual(await icebirdOffsets(catalog, io), span(9, 24));
+
+  // Into the next segment, on a batch boundary (15): the first segment leaves the table with its delete file in
+  // one commit; the second gets its own, over the whole batch 10..14 and nothing of the batch 15..19.
+  const replaced = plugin.metadata.listRemoteLogSegments(tp)[0]?.deleteFiles?.[0] as string;
+  await plugin.deleteRecordsBefore(tp, 15);
+  files = await liveFiles(catalog, io);
+  assert.deepEqual(files.data, [...second.dataFiles, ...(plugin.metadata.listRemoteLogSegments(tp)[1]?.dataFiles ?? [])].sort());
+  assert.deepEqual(files.deletes.map((d) => [d.target, d.rows]), [[second.dataFiles[0], 5n]]);
+  for (const f of [...first.dataFiles, ...first.indexFiles, replaced]) assert.equal(await io.head(f), undefined, `${f} is deleted`);
+  assert.deepEqual(await icebirdOffsets(catalog, io), span(15, 24));
+  assert.deepEqual((await tableRows(e.warehouse, catalog, io, t)).map((r) => r.offset), span(15, 24));
+
+  // Total retention removes the cut segment: its delete file leaves with it, nothing dangles.
+  await plugin.configureTopic(TOPIC, { ...CONFIG, retentionBytes: segs[2]?.sizeInBytes ?? 0 });
+  assert.equal(await plugin.enforceRetention(TOPIC, Date.now()), 1);
+  files = await liveFiles(catalog, io);
+  assert.deepEqual(files.deletes, []);
+  assert.deepEqual(await icebirdOffsets(catalog, io), span(20, 24));
+  const last = await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io);
+  assert.equal(last.currentSnapshot()?.summary['total-delete-files'], '0');
+});
+
+test('DeleteRecords before tiering: a later commit hides the rows below the start, drops segments wholly below it, and a new process keeps both', async (t) => {
+  const e = await env(t);
+  const { plugin, catalog, io } = e.open();
+  await plugin.configureTopic(TOPIC, CONFIG);
+  const tp = { topic: TOPIC, partition: 0 };
+  const segs = [await segment(e.dir, 0, 0, 1, 5), await segment(e.dir, 0, 5, 2, 5), await segment(e.dir, 0, 15, 1, 5)];
+  // The local log moved its start to 8 before any of these were tiered (the broker tells the plugin first).
+  assert.equal(await plugin.deleteRecordsBefore(tp, 8), undefined, 'nothing remote yet');
+  // The segment wholly below 8 was copied before the local log deleted it (a race): the commit drops it.
+  const early = await plugin.storage.copyLogSegmentData(segs[0] as LogSegmentData);
+  assert.deepEqual([early.dataFiles, early.indexFiles], [[], []], 'nothing converted for a segment wholly below the start');
+  await plugin.metadata.commitRemoteLogSegments([early]);
+  for (const s of segs.slice(1)) plugin.segmentClosed(s);
+  await plugin.drain();
+
+  assert.equal(plugin.metadata.remoteLogStartOffset(tp), 8);
+  assert.equal(plugin.metadata.highestCommittedOffset(tp), 19);
+  assert.deepEqual(plugin.metadata.listRemoteLogSegments(tp).map((s) => [s.baseOffset, s.deleteFiles?.length ?? 0]), [[5, 1], [15, 0]]);
+  assert.deepEqual(await icebirdOffsets(catalog, io), span(8, 19));
+  assert.deepEqual((await tableRows(e.warehouse, catalog, io, t)).map((r) => r.offset), span(8, 19));
+  assert.equal(records((await plugin.read(tp, 8, 1 << 20, true)).records)[0]?.offset, 5, 'Kafka gets the batch holding 8 whole');
+
+  // A new process from the warehouse alone: same history, and a further DeleteRecords replaces the delete file.
+  const again = e.open();
+  await again.plugin.configureTopic(TOPIC, CONFIG);
+  const [cut] = again.plugin.metadata.listRemoteLogSegments(tp);
+  assert.equal(cut?.deleteFiles?.length, 1);
+  await again.plugin.deleteRecordsBefore(tp, 12);
+  const files = await liveFiles(again.catalog, again.io);
+  assert.deepEqual(files.deletes.map((d) => d.rows), [7n]);
+  assert.equal(await again.io.head(cut?.deleteFiles?.[0] as string), undefined);
+  assert.deepEqual(await icebirdOffsets(again.catalog, again.io), span(12, 19));
+});
+
+test('a DeleteRecords that landed without its caller knowing is not applied twice: the stale process is refused, reloads, and its retry is a no-op', async (t) => {
+  const e = await env(t);
+  const a = e.open();
+  const b = e.open();
+  await a.plugin.configureTopic(TOPIC, CONFIG);
+  a.plugin.segmentClosed(await segment(e.dir, 0, 0, 2, 5));
+  await a.plugin.drain();
+  await b.plugin.configureTopic(TOPIC, CONFIG);
+  const tp = { topic: TOPIC, partition: 0 };
+  await a.plugin.deleteRecordsBefore(tp, 3);
+  // b's view predates that commit: building on it would add a second delete file for rows 0..2.
+  await assert.rejects(b.plugin.deleteRecordsBefore(tp, 3), { code: 'HISTORY_CHANGED' });
+  assert.equal(await b.plugin.deleteRecordsBefore(tp, 3), 3);
+  const files = await liveFiles(a.catalog, a.io);
+  assert.deepEqual(files.deletes.map((d) => d.rows), [3n]);
+  assert.deepEqual(await icebirdOffsets(a.catalog, a.io), span(3, 9));
+});
+
+test('maxTimestampOffset: the largest timestamp in the table and the earliest offset carrying it, from the remote log start', async (t) => {
+  const e = await env(t);
+  const { plugin } = e.open();
+  await plugin.configureTopic(TOPIC, CONFIG);
+  const tp = { topic: TOPIC, partition: 0 };
+  assert.equal(await plugin.maxTimestampOffset(tp), undefined, 'nothing tiered');
+  const T = 1_700_000_000_000;
+  // segment() gives record o the timestamp baseTimestamp + o: A (0..9) T..T+9, B (10..19) T-90..T-81, C (20..24) T..T+4.
+  const segs = [await segment(e.dir, 0, 0, 2, 5, T), await segment(e.dir, 0, 10, 2, 5, T - 100), await segment(e.dir, 0, 20, 1, 5, T - 20)];
+  for (const s of segs) plugin.segmentClosed(s);
+  await plugin.drain();
+  // A's T+9 at offset 9 wins; B is never read (its max timestamp cannot beat it).
+  assert.deepEqual(await plugin.maxTimestampOffset(tp), { offset: 9, timestamp: T + 9 });
+  // Below the start records do not count: after DeleteRecords(10) the max is in C.
+  await plugin.deleteRecordsBefore(tp, 10);
+  assert.deepEqual(await plugin.maxTimestampOffset(tp), { offset: 24, timestamp: T + 4 });
+
+  // Ties: the earliest offset wins, across segments.
+  const e2 = await env(t);
+  const other = e2.open();
+  await other.plugin.configureTopic(TOPIC, CONFIG);
+  // Segment 0..4 at T..T+4 and segment 5..9 at T..T+4 too: T+4 at offsets 4 and 9.
+  for (const s of [await segment(e2.dir, 0, 0, 1, 5, T), await segment(e2.dir, 0, 5, 1, 5, T - 5)]) other.plugin.segmentClosed(s);
+  await other.plugin.drain();
+  assert.deepEqual(await other.plugin.maxTimestampOffset(tp), { offset: 4, timestamp: T + 4 });
+  // A start inside the first segment past its max: the tie is gone, the second segment's record counts.
+  await other.plugin.deleteRecordsBefore(tp, 5);
+  assert.deepEqual(await other.plugin.maxTimestampOffset(tp), { offset: 9, timestamp: T + 4 });
 });
