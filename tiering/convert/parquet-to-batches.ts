@@ -16,18 +16,30 @@
  * the batch's own codec for links where bandwidth matters more; the compressed bytes then differ from the
  * producer's (other compressor settings) but the records and CRC validity do not.
  *
+ * Decoding: the row groups a fetch needs are decoded by the native column reader
+ * (iceberg/parquet/column-reader.ts) into typed arrays, and each batch's records section is written straight
+ * into the batch's buffer (its size is known from the index) with varints computed from the column values:
+ * no per-record objects, header keys copied as bytes. Files the native reader does not support (encodings
+ * or codecs of other writers: UNSUPPORTED_TYPE) fall back to parquet-wasm, an Arrow table and
+ * `encodeRecords`; both paths give the same bytes.
+ *
  * Caches: parsed footers (`FooterCache`) and rebuilt batches (`BatchCache`), both under byte budgets.
  */
 import type * as arrow from 'apache-arrow';
 import { LRUCache } from 'lru-cache';
 import type { FileIO } from '../../iceberg/io/file-io.js';
 import { readParquetTable } from '../../iceberg/parquet/reader.js';
+import { findLeafByFieldId, int64At, leafLevels, readColumnChunks, type DecodedColumn } from '../../iceberg/parquet/column-reader.js';
+import { ParquetError } from '../../iceberg/parquet/errors.js';
+import { parseFileMetaData, PhysicalType, type ParquetFooter } from '../../iceberg/parquet/footer.js';
 import { ATTR_COMPRESSION_MASK, BATCH_HEADER_SIZE, BATCH_LOG_OVERHEAD, BATCH_OFFSETS } from '../../protocol/record-batch/header.js';
 import { compress, compressionOf } from '../../protocol/record-batch/compression.js';
 import { writeBatchCrc } from '../../protocol/record-batch/crc.js';
 import { MAGIC_V2 } from '../../protocol/record-batch/record-batch.js';
 import { encodeRecords, type RecordHeader, type RecordInput } from '../../protocol/record-batch/records.js';
+import { sizeOfVarint, sizeOfVarlongNumber, writeVarint, writeVarlongNumber } from '../../protocol/varint.js';
 import { TieringConvertError } from './errors.js';
+import { FIELD_IDS } from './schema.js';
 import { decodeFooterTree, footerTreeCost, sliceParquetFile, type ThriftStructNode } from './parquet-slice.js';
 import type { IndexedBatch, SegmentIndex } from '../offset-index/format.js';
 import { findBatch, findRowGroupByRow } from '../offset-index/lookup.js';
@@ -36,14 +48,28 @@ import { resolveLocation } from '../offset-index/location.js';
 
 export type RebuildCompression = 'none' | 'original';
 
-/** A cache of parsed Parquet footers, keyed by data file location. */
-export type FooterCache = ByteBudgetCache<ThriftStructNode>;
+/**
+ * A data file's footer as loaded once per file: the typed Thrift tree (for slicing, the parquet-wasm path),
+ * the parsed footer and the leaf columns the native reader decodes (null when the file cannot be read
+ * natively: a footer this code does not parse, or columns of other types; the fallback path is used).
+ */
+export interface LoadedFooter {
+  readonly tree: ThriftStructNode;
+  readonly native: NativeLeaves | null;
+  /** Why `native` is null, for diagnostics. */
+  readonly nativeUnavailable?: string;
+  /** Set once the native reader reported UNSUPPORTED_TYPE for this file, so later fetches skip it. */
+  nativeFailed?: string;
+}
+
+/** A cache of loaded Parquet footers, keyed by data file location. */
+export type FooterCache = ByteBudgetCache<LoadedFooter>;
 
 export function createFooterCache(maxBytes: number): FooterCache {
   // The cost is charged from the encoded length recorded at load time.
-  return new ByteBudgetCache<ThriftStructNode>({ maxBytes, sizeOf: (t) => footerCosts.get(t) ?? 4096 });
+  return new ByteBudgetCache<LoadedFooter>({ maxBytes, sizeOf: (t) => footerCosts.get(t) ?? 4096 });
 }
-const footerCosts = new WeakMap<ThriftStructNode, number>();
+const footerCosts = new WeakMap<LoadedFooter, number>();
 
 /**
  * Rebuilt batches kept in memory under a byte budget (lru-cache `maxSize`), so repeated reads of one remote
@@ -105,7 +131,15 @@ export interface RemoteFetchRequest {
   readonly batches?: BatchCache;
   /** Default 'none' (see the module comment). */
   readonly compression?: RebuildCompression;
+  /**
+   * How row groups are decoded: 'auto' (default) uses the native column reader and falls back to
+   * parquet-wasm for files it does not support (other writers' encodings or codecs); 'native' and
+   * 'parquet-wasm' force one path (tests and benchmarks compare them).
+   */
+  readonly decoder?: RowDecoder;
 }
+
+export type RowDecoder = 'auto' | 'native' | 'parquet-wasm';
 
 export interface RemoteFetchResult {
   /** Concatenated record batches, ready for a Fetch response's `records`. */
@@ -115,6 +149,8 @@ export interface RemoteFetchResult {
   readonly nextOffset: bigint;
   /** Bytes read from object storage for data (the footer excluded). */
   readonly bytesRead: number;
+  /** Which decoder rebuilt the batches; null when nothing was decoded (all cached or stored). */
+  readonly decodedWith: 'native' | 'parquet-wasm' | null;
 }
 
 /** Size of a rebuilt batch before reading it (exact for 'none'; the original size for 'original'). */
@@ -138,18 +174,304 @@ export function planFetch(index: SegmentIndex, fetchOffset: bigint, maxBytes: nu
   return { first, end };
 }
 
-async function loadFooter(io: FileIO, location: string, index: SegmentIndex, cache: FooterCache | undefined): Promise<ThriftStructNode> {
+async function loadFooter(io: FileIO, location: string, index: SegmentIndex, cache: FooterCache | undefined): Promise<LoadedFooter> {
   const df = index.dataFile!;
-  const load = async (): Promise<ThriftStructNode> => {
+  const load = async (): Promise<LoadedFooter> => {
     const meta = await io.getRange(location, df.footerOffset, df.footerLength);
     if (meta.length !== df.footerLength) {
       throw new TieringConvertError('INDEX_MISMATCH', `data file ${location} is shorter than its index says (footer at ${df.footerOffset}+${df.footerLength}); re-tier the segment`);
     }
     const tree = decodeFooterTree(meta);
-    footerCosts.set(tree, footerTreeCost(meta.length));
-    return tree;
+    let loaded: LoadedFooter;
+    try {
+      loaded = { tree, native: nativeLeaves(parseFileMetaData(meta)) };
+    } catch (err) {
+      if (!(err instanceof ParquetError)) throw err;
+      loaded = { tree, native: null, nativeUnavailable: err.message };
+    }
+    // Two parsed forms of the footer: charge both.
+    footerCosts.set(loaded, 2 * footerTreeCost(meta.length));
+    return loaded;
   };
   return cache ? cache.get(location, load) : load();
+}
+
+/** The leaf columns a records section is rebuilt from, located by field id, with their types checked. */
+export interface NativeLeaves {
+  readonly footer: ParquetFooter;
+  readonly offset: number;
+  readonly timestamp: number;
+  readonly key: number;
+  readonly headerKey: number;
+  readonly headerValue: number;
+  readonly recordAttributes: number;
+  readonly timestampDelta: number;
+  readonly rawRecord: number;
+  readonly value: number;
+}
+
+function nativeLeaves(footer: ParquetFooter): NativeLeaves {
+  const levels = leafLevels(footer);
+  const leaf = (name: string, id: number, type: PhysicalType, repeated: boolean): number => {
+    const i = findLeafByFieldId(footer, id);
+    if (i < 0) throw new ParquetError('UNSUPPORTED_TYPE', `data file has no column with field id ${id} (${name})`);
+    const l = footer.leaves[i]!;
+    const rep = levels[i]!.maxRepetitionLevel;
+    if (l.element.physicalType !== type || rep !== (repeated ? 1 : 0)) {
+      throw new ParquetError('UNSUPPORTED_TYPE', `column ${l.path.join('.')} (${name}) has physical type ${l.element.physicalType} and ${rep} repetition levels, not the topic schema's`);
+    }
+    return i;
+  };
+  const { INT32, INT64, BYTE_ARRAY } = PhysicalType;
+  return {
+    footer,
+    offset: leaf('offset', FIELD_IDS.offset, INT64, false),
+    timestamp: leaf('timestamp', FIELD_IDS.timestamp, INT64, false),
+    key: leaf('key', FIELD_IDS.key, BYTE_ARRAY, false),
+    headerKey: leaf('header key', FIELD_IDS.headerKey, BYTE_ARRAY, true),
+    headerValue: leaf('header value', FIELD_IDS.headerValue, BYTE_ARRAY, true),
+    recordAttributes: leaf('record_attributes', FIELD_IDS.recordAttributes, INT32, false),
+    timestampDelta: leaf('timestamp_delta', FIELD_IDS.timestampDelta, INT64, false),
+    rawRecord: leaf('raw_record', FIELD_IDS.rawRecord, BYTE_ARRAY, false),
+    value: leaf('value', FIELD_IDS.value, BYTE_ARRAY, false),
+  };
+}
+
+/** Byte-array values: value i is data[offsets[i], offsets[i + 1]). */
+interface Bytes {
+  readonly data: Buffer;
+  readonly offsets: Int32Array;
+}
+
+/**
+ * The decoded rows of some row groups, as typed arrays: per optional column a row -> value index map (-1
+ * for null; null map when the column has no nulls by schema), INT64 values as (low, high) int32 pairs.
+ */
+interface NativeRows {
+  readonly rows: number;
+  readonly offset: Int32Array;
+  readonly offsetAt: Int32Array | null;
+  readonly timestamp: Int32Array;
+  readonly timestampAt: Int32Array | null;
+  readonly key: Bytes;
+  readonly keyAt: Int32Array | null;
+  readonly value: Bytes;
+  readonly valueAt: Int32Array | null;
+  readonly raw: Bytes;
+  readonly rawAt: Int32Array | null;
+  readonly attributes: Int32Array;
+  readonly attributesAt: Int32Array | null;
+  readonly timestampDelta: Int32Array;
+  readonly timestampDeltaAt: Int32Array | null;
+  /** Headers of row r are elements [headerStart[r], headerStart[r + 1]); header key k is hKey value k. */
+  readonly headerStart: Int32Array;
+  readonly hKey: Bytes;
+  readonly hValue: Bytes;
+  readonly hValueAt: Int32Array;
+}
+
+function mismatch(what: string): never {
+  throw new TieringConvertError('INDEX_MISMATCH', `${what}; the data file does not match its index, re-tier the segment`);
+}
+
+/** Row -> value index of a column outside lists (-1 for null); null when every row has a value. */
+function valueIndex(c: DecodedColumn, rows: number): Int32Array | null {
+  if (c.numRows !== rows || c.repetitionLevels !== null) mismatch(`column ${c.leaf.path.join('.')} has ${c.numRows} rows where ${rows} were expected`);
+  const def = c.definitionLevels;
+  if (def === null) return null;
+  const at = new Int32Array(rows);
+  const max = c.maxDefinitionLevel;
+  let v = 0;
+  for (let r = 0; r < rows; r++) at[r] = def[r] === max ? v++ : -1;
+  return at;
+}
+
+function bytesOf(c: DecodedColumn): Bytes {
+  if (c.values.kind !== 'bytes') throw new ParquetError('UNSUPPORTED_TYPE', `column ${c.leaf.path.join('.')} is not binary`);
+  return c.values;
+}
+
+function intsOf(c: DecodedColumn): Int32Array {
+  if (c.values.kind === 'bytes') throw new ParquetError('UNSUPPORTED_TYPE', `column ${c.leaf.path.join('.')} is not an integer`);
+  return c.values.data;
+}
+
+/** Element presence: the definition level of the repeated (list) level of a column inside a list. */
+function elementLevel(c: DecodedColumn): number {
+  const i = c.pathRepetition.indexOf('REPEATED');
+  return c.pathDefinitionLevels[i]!;
+}
+
+/** Decodes the columns a records section needs from row groups [first, last] with the native reader. */
+function decodeNative(leaves: NativeLeaves, span: Uint8Array, spanStart: number, first: number, last: number): NativeRows {
+  const groups: number[] = [];
+  for (let g = first; g <= last; g++) groups.push(g);
+  const ids = [leaves.offset, leaves.timestamp, leaves.key, leaves.value, leaves.rawRecord, leaves.recordAttributes, leaves.timestampDelta, leaves.headerKey, leaves.headerValue];
+  const [offset, timestamp, key, value, raw, attributes, tsDelta, hk, hv] = readColumnChunks(leaves.footer, span, spanStart, groups, ids) as [DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn];
+  const rows = offset.numRows;
+  // Headers: one level entry per list element, or one for a null or empty list.
+  if (hk.numLevels !== hv.numLevels) mismatch(`header keys have ${hk.numLevels} entries, header values ${hv.numLevels}`);
+  const headerStart = new Int32Array(rows + 1);
+  const hValueAt = new Int32Array(hk.numValues);
+  const kDef = hk.definitionLevels!;
+  const vDef = hv.definitionLevels!;
+  const rep = hk.repetitionLevels!;
+  const kElem = elementLevel(hk);
+  const vElem = elementLevel(hv);
+  const kMax = hk.maxDefinitionLevel;
+  const vMax = hv.maxDefinitionLevel;
+  let row = -1;
+  let elements = 0;
+  let vv = 0;
+  for (let i = 0; i < hk.numLevels; i++) {
+    if (rep[i] === 0) {
+      if (++row >= rows) mismatch(`headers column has more than the ${rows} rows of the others`);
+      headerStart[row] = elements;
+    }
+    const kd = kDef[i]!;
+    if (kd < kElem) {
+      if (vDef[i]! >= vElem) mismatch('header key and value columns disagree on which headers exist');
+      continue;
+    }
+    if (kd !== kMax) mismatch(`a header without a key in row ${row}`);
+    if (vDef[i]! < vElem) mismatch('header key and value columns disagree on which headers exist');
+    hValueAt[elements++] = vDef[i] === vMax ? vv++ : -1;
+  }
+  if (row + 1 !== rows) mismatch(`headers column has ${row + 1} rows where the others have ${rows}`);
+  headerStart[rows] = elements;
+  return {
+    rows,
+    offset: intsOf(offset),
+    offsetAt: valueIndex(offset, rows),
+    timestamp: intsOf(timestamp),
+    timestampAt: valueIndex(timestamp, rows),
+    key: bytesOf(key),
+    keyAt: valueIndex(key, rows),
+    value: bytesOf(value),
+    valueAt: valueIndex(value, rows),
+    raw: bytesOf(raw),
+    rawAt: valueIndex(raw, rows),
+    attributes: intsOf(attributes),
+    attributesAt: valueIndex(attributes, rows),
+    timestampDelta: intsOf(tsDelta),
+    timestampDeltaAt: valueIndex(tsDelta, rows),
+    headerStart,
+    hKey: bytesOf(hk),
+    hValue: bytesOf(hv),
+    hValueAt,
+  };
+}
+
+/** Copies src[s, e) to dst at d; a byte loop for short values, where the native copy's call costs more. */
+function copyBytes(src: Buffer, s: number, e: number, dst: Buffer, d: number): void {
+  if (e - s < 48) {
+    for (let i = s; i < e; i++) dst[d++] = src[i]!;
+  } else src.copy(dst, d, s, e);
+}
+
+function int64Safe(pairs: Int32Array, i: number, what: string): number {
+  const hi = pairs[2 * i + 1]!;
+  if (hi < -0x200000 || hi >= 0x200000) mismatch(`${what} ${hi} * 2^32 is beyond 2^53`);
+  return int64At(pairs, i);
+}
+
+/**
+ * Writes batch `b`'s records section into out[start, start + b.recordsBytes) from decoded rows (row
+ * `rowBase` of the file is row 0 of `n`), byte-identical to the original's: raw_record bytes when present,
+ * else the record encoded from the typed columns. Throws INDEX_MISMATCH unless it is exactly that long.
+ */
+function writeRecordsSection(n: NativeRows, b: IndexedBatch, rowBase: number, out: Buffer, start: number): void {
+  const end = start + b.recordsBytes;
+  const baseOffset = Number(b.baseOffset);
+  const baseTs = Number(b.baseTimestamp);
+  const { offset, offsetAt, timestamp, timestampAt, key, keyAt, value, valueAt, raw, rawAt, attributes, attributesAt, timestampDelta, timestampDeltaAt, headerStart, hKey, hValue, hValueAt } = n;
+  const over = (): never => mismatch(`batch at offset ${b.baseOffset} rebuilds to more than the ${b.recordsBytes} bytes of records its index recorded`);
+  let p = start;
+  const first = b.firstRow - rowBase;
+  if (first < 0 || first + b.recordsCount > n.rows) mismatch(`rows ${b.firstRow}..${b.firstRow + b.recordsCount - 1} are not all in the row groups read`);
+  for (let row = first, last = first + b.recordsCount; row < last; row++) {
+    const ri = rawAt === null ? row : rawAt[row]!;
+    if (ri >= 0) {
+      const s = raw.offsets[ri]!;
+      const e = raw.offsets[ri + 1]!;
+      if (p + (e - s) > end) over();
+      copyBytes(raw.data, s, e, out, p);
+      p += e - s;
+      continue;
+    }
+    const oi = offsetAt === null ? row : offsetAt[row]!;
+    const offsetDelta = int64Safe(offset, oi, 'offset') - baseOffset;
+    const di = timestampDeltaAt === null ? row : timestampDeltaAt[row]!;
+    let tsDelta: number;
+    if (di >= 0) tsDelta = int64Safe(timestampDelta, di, 'timestamp_delta');
+    else {
+      const ti = timestampAt === null ? row : timestampAt[row]!;
+      tsDelta = Math.round(int64Safe(timestamp, ti, 'timestamp') / 1000) - baseTs;
+    }
+    const ai = attributesAt === null ? row : attributesAt[row]!;
+    const attrs = ai >= 0 ? attributes[ai]! & 0xff : 0;
+    const ki = keyAt === null ? row : keyAt[row]!;
+    const ks = ki >= 0 ? key.offsets[ki]! : 0;
+    const kl = ki >= 0 ? key.offsets[ki + 1]! - ks : -1;
+    const vi = valueAt === null ? row : valueAt[row]!;
+    const vs = vi >= 0 ? value.offsets[vi]! : 0;
+    const vl = vi >= 0 ? value.offsets[vi + 1]! - vs : -1;
+    const h0 = headerStart[row]!;
+    const h1 = headerStart[row + 1]!;
+    let body = 1 + sizeOfVarlongNumber(tsDelta) + sizeOfVarint(offsetDelta) + sizeOfVarint(kl) + (kl > 0 ? kl : 0) + sizeOfVarint(vl) + (vl > 0 ? vl : 0) + sizeOfVarint(h1 - h0);
+    for (let h = h0; h < h1; h++) {
+      const hkl = hKey.offsets[h + 1]! - hKey.offsets[h]!;
+      const hvi = hValueAt[h]!;
+      const hvl = hvi >= 0 ? hValue.offsets[hvi + 1]! - hValue.offsets[hvi]! : -1;
+      body += sizeOfVarint(hkl) + hkl + sizeOfVarint(hvl) + (hvl > 0 ? hvl : 0);
+    }
+    if (p + sizeOfVarint(body) + body > end) over();
+    p = writeVarint(out, p, body);
+    out[p++] = attrs;
+    p = writeVarlongNumber(out, p, tsDelta);
+    p = writeVarint(out, p, offsetDelta);
+    p = writeVarint(out, p, kl);
+    if (kl > 0) {
+      copyBytes(key.data, ks, ks + kl, out, p);
+      p += kl;
+    }
+    p = writeVarint(out, p, vl);
+    if (vl > 0) {
+      copyBytes(value.data, vs, vs + vl, out, p);
+      p += vl;
+    }
+    p = writeVarint(out, p, h1 - h0);
+    for (let h = h0; h < h1; h++) {
+      const hs = hKey.offsets[h]!;
+      const hkl = hKey.offsets[h + 1]! - hs;
+      p = writeVarint(out, p, hkl);
+      copyBytes(hKey.data, hs, hs + hkl, out, p);
+      p += hkl;
+      const hvi = hValueAt[h]!;
+      if (hvi < 0) p = writeVarint(out, p, -1);
+      else {
+        const vs2 = hValue.offsets[hvi]!;
+        const hvl = hValue.offsets[hvi + 1]! - vs2;
+        p = writeVarint(out, p, hvl);
+        copyBytes(hValue.data, vs2, vs2 + hvl, out, p);
+        p += hvl;
+      }
+    }
+  }
+  if (p !== end) mismatch(`batch at offset ${b.baseOffset} rebuilt to ${p - start} bytes of records, the index recorded ${b.recordsBytes}`);
+}
+
+/** A batch rebuilt from natively decoded rows: the records written in place behind the header. */
+function nativeBatch(n: NativeRows, b: IndexedBatch, rowBase: number, compression: RebuildCompression): Buffer {
+  if (compression === 'original' && compressionOf(b.attributes) !== 'none') {
+    const section = Buffer.allocUnsafe(b.recordsBytes);
+    writeRecordsSection(n, b, rowBase, section, 0);
+    return assembleBatch(b, section, compression);
+  }
+  const buf = Buffer.allocUnsafe(BATCH_HEADER_SIZE + b.recordsBytes);
+  writeRecordsSection(n, b, rowBase, buf, BATCH_HEADER_SIZE);
+  writeBatchHeader(buf, b, b.attributes & ~ATTR_COMPRESSION_MASK);
+  return buf;
 }
 
 /** Typed views of one Arrow chunk's columns. */
@@ -275,6 +597,13 @@ export function assembleBatch(b: IndexedBatch, section: Buffer, compression: Reb
   const body = keep ? compress(codec, section) : section;
   const attributes = keep ? b.attributes : b.attributes & ~ATTR_COMPRESSION_MASK;
   const buf = Buffer.allocUnsafe(BATCH_HEADER_SIZE + body.length);
+  body.copy(buf, BATCH_HEADER_SIZE);
+  writeBatchHeader(buf, b, attributes);
+  return buf;
+}
+
+/** Fills the 61-byte v2 header of `buf` (records already behind it) from the index and sets the CRC. */
+function writeBatchHeader(buf: Buffer, b: IndexedBatch, attributes: number): void {
   buf.writeBigInt64BE(b.baseOffset, BATCH_OFFSETS.baseOffset);
   buf.writeInt32BE(buf.length - BATCH_LOG_OVERHEAD, BATCH_OFFSETS.batchLength);
   buf.writeInt32BE(b.partitionLeaderEpoch, BATCH_OFFSETS.partitionLeaderEpoch);
@@ -287,9 +616,43 @@ export function assembleBatch(b: IndexedBatch, section: Buffer, compression: Reb
   buf.writeInt16BE(b.producerEpoch, BATCH_OFFSETS.producerEpoch);
   buf.writeInt32BE(b.baseSequence, BATCH_OFFSETS.baseSequence);
   buf.writeInt32BE(b.recordsCount, BATCH_OFFSETS.recordsCount);
-  body.copy(buf, BATCH_HEADER_SIZE);
   writeBatchCrc(buf, 0);
-  return buf;
+}
+
+/** The batches of decoded row groups: natively decoded rows, or the parquet-wasm table's rows. */
+type DecodedRows = { readonly kind: 'native'; readonly rows: NativeRows } | { readonly kind: 'parquet-wasm'; readonly cursor: RowCursor };
+
+/** Rebuilds data batch `b` from decoded rows; throws INDEX_MISMATCH when its records are not recordsBytes long. */
+function rebuildBatch(d: DecodedRows, b: IndexedBatch, rowBase: number, compression: RebuildCompression): Buffer {
+  if (d.kind === 'native') return nativeBatch(d.rows, b, rowBase, compression);
+  const section = recordsSection(b, d.cursor, rowBase);
+  if (section.length !== b.recordsBytes) {
+    throw new TieringConvertError('INDEX_MISMATCH', `batch at offset ${b.baseOffset} rebuilt to ${section.length} bytes of records, the index recorded ${b.recordsBytes}; the data file does not match its index`);
+  }
+  return assembleBatch(b, section, compression);
+}
+
+/**
+ * Decodes row groups [rgA, rgB] from their bytes: natively unless the request or the file says otherwise;
+ * on UNSUPPORTED_TYPE from the native reader (encodings or codecs of other writers) with parquet-wasm, and
+ * the file is remembered as such.
+ */
+function decodeRowGroups(footer: LoadedFooter, span: Buffer, spanStart: number, rgA: number, rgB: number, decoder: RowDecoder): DecodedRows {
+  if (decoder !== 'parquet-wasm') {
+    const reason = footer.native === null ? (footer.nativeUnavailable ?? 'footer unreadable') : footer.nativeFailed;
+    if (reason === undefined) {
+      try {
+        return { kind: 'native', rows: decodeNative(footer.native!, span, spanStart, rgA, rgB) };
+      } catch (err) {
+        if (!(err instanceof ParquetError && err.code === 'UNSUPPORTED_TYPE') || decoder === 'native') throw err;
+        footer.nativeFailed = err.message;
+      }
+    } else if (decoder === 'native') {
+      throw new ParquetError('UNSUPPORTED_TYPE', `the native column reader cannot read this data file: ${reason}`);
+    }
+  }
+  const table = readParquetTable(sliceParquetFile(footer.tree, rgA, rgB, span, spanStart), { batchSize: 1 << 20 });
+  return { kind: 'parquet-wasm', cursor: new RowCursor(table) };
 }
 
 /**
@@ -300,7 +663,7 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
   const compression = req.compression ?? 'none';
   const { index } = req;
   const { first, end } = planFetch(index, req.fetchOffset, req.maxBytes, compression);
-  if (end <= first) return { records: Buffer.alloc(0), batchCount: 0, nextOffset: req.fetchOffset, bytesRead: 0 };
+  if (end <= first) return { records: Buffer.alloc(0), batchCount: 0, nextOffset: req.fetchOffset, bytesRead: 0, decodedWith: null };
   const batches = index.batches.slice(first, end);
   const df = index.dataFile;
   const location = df === null ? null : resolveLocation(req.tableLocation, df.path);
@@ -308,7 +671,7 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
   // Batches found in the cache; only the others are read and rebuilt.
   const cached: (Buffer | undefined)[] = cache ? batches.map((b) => (b.stored === null && b.recordsCount > 0 ? cache.get(BatchCache.key(location!, b, compression)) : undefined)) : [];
   const dataBatches = batches.filter((b, i) => b.stored === null && b.recordsCount > 0 && cached[i] === undefined);
-  let cursor: RowCursor | null = null;
+  let decoded: DecodedRows | null = null;
   let rowBase = 0;
   let rowEnd = 0;
   let bytesRead = 0;
@@ -327,8 +690,7 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
       req.io.getRange(location, a.byteStart, z.byteStart + z.byteLength - a.byteStart),
     ]);
     bytesRead = span.length;
-    const table = readParquetTable(sliceParquetFile(footer, rgA, rgB, span, a.byteStart), { batchSize: 1 << 20 });
-    cursor = new RowCursor(table);
+    decoded = decodeRowGroups(footer, span, a.byteStart, rgA, rgB, req.decoder ?? 'auto');
     rowBase = a.firstRow;
     rowEnd = z.firstRow + z.numRows;
   }
@@ -345,26 +707,28 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
       out.push(hit);
       continue;
     }
-    const section = recordsSection(b, cursor!, rowBase);
-    if (section.length !== b.recordsBytes) {
-      throw new TieringConvertError('INDEX_MISMATCH', `batch at offset ${b.baseOffset} rebuilt to ${section.length} bytes of records, the index recorded ${b.recordsBytes}; the data file does not match its index`);
-    }
-    const rebuilt = assembleBatch(b, section, compression);
+    const rebuilt = rebuildBatch(decoded!, b, rowBase, compression);
     if (cache) cache.set(BatchCache.key(location!, b, compression), rebuilt);
     out.push(rebuilt);
   }
   // Read-ahead: the batches after this fetch whose rows are all in the row groups just decoded go to the
   // cache too, so a consumer reading on does not decode the same row group again on its next fetch.
-  if (cache && cursor !== null && location !== null) {
+  if (cache && decoded !== null && location !== null) {
     for (let j = end; j < index.batches.length; j++) {
       const b = index.batches[j]!;
       if (b.stored !== null || b.recordsCount === 0) continue;
       if (b.firstRow + b.recordsCount > rowEnd) break;
       const key = BatchCache.key(location, b, compression);
       if (cache.peek(key)) continue;
-      const section = recordsSection(b, cursor, rowBase);
-      if (section.length !== b.recordsBytes) break;
-      cache.set(key, assembleBatch(b, section, compression));
+      let rebuilt: Buffer;
+      try {
+        rebuilt = rebuildBatch(decoded, b, rowBase, compression);
+      } catch (err) {
+        // A batch that does not rebuild is reported by the fetch that asks for it, not by read-ahead.
+        if (err instanceof TieringConvertError && err.code === 'INDEX_MISMATCH') break;
+        throw err;
+      }
+      cache.set(key, rebuilt);
     }
   }
   const lastBatch = batches[batches.length - 1]!;
@@ -375,5 +739,6 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
     batchCount: out.length,
     nextOffset: lastBatch.baseOffset + BigInt(lastBatch.lastOffsetDelta) + 1n,
     bytesRead,
+    decodedWith: decoded === null ? null : decoded.kind,
   };
 }
