@@ -4,7 +4,8 @@
  *   -1 LATEST                 the high watermark (read_uncommitted) or last stable offset (read_committed);
  *                             both are the log end offset on one broker without transactions
  *   -2 EARLIEST               the log start offset
- *   -3 MAX_TIMESTAMP (v7+)    the record with the largest timestamp, and that timestamp
+ *   -3 MAX_TIMESTAMP (v7+)    the record with the largest timestamp, and that timestamp, over the local log
+ *                             and the tiered data (from the log start); on ties the earliest offset
  *   -4 EARLIEST_LOCAL (v8+)   the local log start offset (EARLIEST is the remote log start when tiered)
  *   -5 LATEST_TIERED (v9+)    the last offset committed to the topic's table: -1 while nothing is tiered
  *   t >= 0                    the first record whose timestamp is >= t (offset -1 if none); tiered records
@@ -62,6 +63,14 @@ export function locateRecordByTimestamp(batch: Buffer, target: number): Timestam
   return undefined;
 }
 
+/** Kafka's MAX_TIMESTAMP rule between two candidates: the larger timestamp, on a tie the earlier offset. */
+function laterOrEarlier(a: TimestampOffset | undefined, b: TimestampOffset | undefined): TimestampOffset | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  if (a.timestamp !== b.timestamp) return a.timestamp > b.timestamp ? a : b;
+  return a.offset <= b.offset ? a : b;
+}
+
 export class ListOffsetsHandler implements ApiHandler {
   readonly apiKey = 2;
   readonly minVersion = 1;
@@ -113,7 +122,10 @@ export class ListOffsetsHandler implements ApiHandler {
         case LATEST_TIERED_TIMESTAMP:
           return answer(this.remote ? this.remote.lastTieredOffset(topic, partition) : -1);
         case MAX_TIMESTAMP: {
-          const found = await log.maxTimestampOffset();
+          const local = await log.maxTimestampOffset();
+          // Tiered records count too: once local segments are handed off, the maximum may only be remote.
+          const remote = this.remote ? await this.remote.maxTimestampOffset(topic, partition) : undefined;
+          const found = laterOrEarlier(local, remote);
           return found === undefined ? answer(-1) : answer(found.offset, found.timestamp);
         }
         default: {

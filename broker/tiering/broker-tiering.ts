@@ -46,6 +46,11 @@ export interface RemoteLogReader {
   deleteRecordsBefore(topic: string, partition: number, offset: number): Promise<void>;
   /** ListOffsets by timestamp over the tiered data; undefined when no tiered record qualifies. */
   offsetForTimestamp(topic: string, partition: number, timestamp: number): Promise<{ offset: number; timestamp: number } | undefined>;
+  /**
+   * ListOffsets MAX_TIMESTAMP over the tiered data from the log start: the largest timestamp and the earliest
+   * offset carrying it; undefined when nothing is tiered (or the topic is not).
+   */
+  maxTimestampOffset(topic: string, partition: number): Promise<{ offset: number; timestamp: number } | undefined>;
 }
 
 /** The tiering settings of a topic from its configs and the broker's defaults. */
@@ -293,6 +298,10 @@ export class BrokerTiering implements RemoteLogReader {
 
   offsetForTimestamp(topic: string, partition: number, timestamp: number): Promise<{ offset: number; timestamp: number } | undefined> {
     return this.plugin.isTiered(topic) ? this.plugin.offsetForTimestamp({ topic, partition }, timestamp) : Promise.resolve(undefined);
+  }
+
+  maxTimestampOffset(topic: string, partition: number): Promise<{ offset: number; timestamp: number } | undefined> {
+    return this.plugin.isTiered(topic) ? this.plugin.maxTimestampOffset({ topic, partition }) : Promise.resolve(undefined);
   }
 
   /** Copies and commits everything queued (tests and tools). */

@@ -9,8 +9,10 @@
  *   fields inside the `kafka` struct come back as bytes. Such strings are compared with the expected bytes
  *   decoded the same way (`icebirdView`): exact for text, deterministic for binary; DuckDB checks the bytes;
  * - DuckDB (`@duckdb/node-api`): `read_parquet` over the live data files of the current snapshot, listed with
- *   our manifest readers (`Table.files()`); files are copied to a temp folder first so S3 warehouses need no
- *   DuckDB extension.
+ *   our manifest readers (`Table.files()`), with the live position delete files applied: rows whose
+ *   (file, file_row_number) a delete file names are anti-joined away (Floe's delete files always come with
+ *   or after their data files, so the sequence-number rule keeps all of them). Files are copied to a temp
+ *   folder first so S3 warehouses need no DuckDB extension.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,6 +21,7 @@ import type { TestContext } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { icebergRead } from 'icebird';
 import { RestCatalogClient } from '../../../iceberg/catalog/rest-client.js';
+import { DataFileContent } from '../../../iceberg/data-file.js';
 import type { FileIO } from '../../../iceberg/io/file-io.js';
 import { Table } from '../../../iceberg/table.js';
 import { installWarehouseFetch } from '../../helpers/file-fetch.js';
@@ -139,27 +142,43 @@ export async function readWithIcebird(restUrl: string, io: FileIO, namespace: re
   }
 }
 
-/** Reads every row with DuckDB's read_parquet over the current snapshot's live data files. */
+const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+/** Reads every row with DuckDB's read_parquet over the current snapshot's live data files, position deletes applied. */
 export async function readWithDuckDB(t: TestContext, restUrl: string, io: FileIO, namespace: readonly string[], name: string): Promise<TableRow[]> {
   const table = await loadTable(restUrl, io, namespace, name);
   const { dataFiles, deleteFiles } = await table.files();
-  if (deleteFiles.length > 0) throw new Error(`the table has ${deleteFiles.length} delete files; this reader applies none`);
+  const equality = deleteFiles.filter((e) => e.data_file.content !== DataFileContent.POSITION_DELETES);
+  if (equality.length > 0) throw new Error(`the table has ${equality.length} equality delete files; this reader applies position deletes only`);
   const dir = await mkdtemp(join(tmpdir(), 'floe-e2e-duck-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  const paths: string[] = [];
+  // Local copy of each data file, and the file_path the delete files name it by.
+  const paths: { local: string; uri: string }[] = [];
   for (const [i, e] of dataFiles.entries()) {
     const p = join(dir, `${i}.parquet`);
     await writeFile(p, await io.get(e.data_file.file_path));
-    paths.push(p);
+    paths.push({ local: p, uri: e.data_file.file_path });
+  }
+  const deletes: string[] = [];
+  for (const [i, e] of deleteFiles.entries()) {
+    const p = join(dir, `d${i}.parquet`);
+    await writeFile(p, await io.get(e.data_file.file_path));
+    deletes.push(p);
   }
   if (paths.length === 0) return [];
   const db = await DuckDBInstance.create(':memory:');
   const conn = await db.connect();
   try {
+    const hidden =
+      deletes.length === 0
+        ? ''
+        : `ANTI JOIN (SELECT f.local, d.pos FROM read_parquet([${deletes.map(sqlString).join(',')}]) d
+                        JOIN (VALUES ${paths.map((p) => `(${sqlString(p.local)}, ${sqlString(p.uri)})`).join(',')}) f(local, uri) ON d.file_path = f.uri) x
+             ON x.local = t.filename AND x.pos = t.file_row_number`;
     const reader = await conn.runAndReadAll(
       `SELECT kafka.partition AS p, kafka.offset AS o, CAST(epoch_us(kafka.timestamp) AS VARCHAR) AS ts, hex(kafka.key) AS k, kafka.key IS NULL AS knull,
               hex(value) AS v, value IS NULL AS vnull, to_json([{'k': h.key, 'v': hex(h.value)} FOR h IN kafka.headers]) AS hs
-         FROM read_parquet([${paths.map((p) => `'${p}'`).join(',')}])`,
+         FROM read_parquet([${paths.map((p) => sqlString(p.local)).join(',')}], filename = true, file_row_number = true) t ${hidden}`,
     );
     const unhex = (s: unknown, isNull: unknown): Buffer | null => (isNull === true ? null : Buffer.from(String(s ?? ''), 'hex'));
     return reader
