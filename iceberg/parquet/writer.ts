@@ -1,7 +1,13 @@
 /**
- * Writes Iceberg data files in Parquet with parquet-wasm. Record batches are checked against the Iceberg
- * schema, stamped with field ids (every column, nested ones included) and fed to the streaming writer in
- * slices of ~128k rows, so wasm memory stays bounded however large the input (measurements.md).
+ * Writes Iceberg data files in Parquet. Record batches are checked against the Iceberg schema and stamped
+ * with field ids (every column, nested ones included), then encoded by one of two engines:
+ *
+ * - `native` (default where the schema allows): `native-writer.ts`, PLAIN pages compressed by libzstd /
+ *   snappy natively. Several times faster than parquet-wasm with zstd on Kafka-like values (its built-in zstd
+ *   is the bottleneck), and it streams: memory is one row group.
+ * - `parquet-wasm`: the Rust parquet crate in wasm, fed in slices of ~128k rows so wasm memory stays bounded
+ *   (measurements.md). Used for decimals (no native encoding yet), when dictionaries are asked for, or on
+ *   request.
  */
 import * as arrow from 'apache-arrow';
 import * as pq from 'parquet-wasm';
@@ -10,6 +16,8 @@ import { FloatStatsCollector, parquetMetrics, type DataFileMetrics } from '../me
 import { arrowTypeMismatch, icebergToArrowSchema } from './arrow-schema.js';
 import { ParquetError } from './errors.js';
 import { parseParquetFooter, type ParquetFooter } from './footer.js';
+import { CompressionCodec } from './codecs.js';
+import { NativeParquetWriter, nativeWriterSupports } from './native-writer.js';
 
 export type ParquetCompression = 'zstd' | 'snappy' | 'none';
 
@@ -31,6 +39,12 @@ export interface ParquetWriteOptions {
   readonly keyValueMetadata?: ReadonlyMap<string, string>;
   /** truncate(L) for string/binary bounds in the metrics; default 16. */
   readonly truncateLength?: number;
+  /** Encoder (see the module comment); default 'native' when the schema and options allow it. */
+  readonly engine?: 'native' | 'parquet-wasm';
+  /** Native engine: uncompressed value bytes per page before it is closed at a row; default 1 MiB. */
+  readonly pageBytes?: number;
+  /** Native engine: the expected file size, so the output buffer need not grow (a hint, not a limit). */
+  readonly sizeHint?: number;
 }
 
 export interface ParquetWriteResult {
@@ -43,6 +57,12 @@ export interface ParquetWriteResult {
 
 export const DEFAULT_SLICE_ROWS = 128 * 1024;
 export const DEFAULT_ROW_GROUP_ROWS = 1024 * 1024;
+
+const NATIVE_CODECS: Record<ParquetCompression, CompressionCodec> = {
+  zstd: CompressionCodec.ZSTD,
+  snappy: CompressionCodec.SNAPPY,
+  none: CompressionCodec.UNCOMPRESSED,
+};
 
 const CODECS: Record<ParquetCompression, pq.Compression> = {
   zstd: pq.Compression.ZSTD,
@@ -141,6 +161,39 @@ export async function writeParquet(
   options: ParquetWriteOptions = {},
 ): Promise<ParquetWriteResult> {
   const target = icebergToArrowSchema(schema);
+  const native = options.engine !== 'parquet-wasm' && options.dictionary !== 'on' && (options.noDictionaryColumns ?? []).length === 0 && nativeWriterSupports(schema);
+  if (options.engine === 'native' && !native) {
+    throw new ParquetError('UNSUPPORTED_TYPE', 'The native Parquet writer cannot write this file (decimal columns or dictionary encoding); use engine parquet-wasm');
+  }
+  const finish = (bytes: Buffer, floats: FloatStatsCollector): ParquetWriteResult => {
+    const footer = parseParquetFooter(bytes);
+    const metrics = parquetMetrics(schema, footer, bytes.length, {
+      floatStats: floats.stats,
+      ...(options.truncateLength !== undefined ? { truncateLength: options.truncateLength } : {}),
+    });
+    const splitOffsets = footer.rowGroups.map((rg) => rg.startOffset).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return { bytes, footer, metrics, splitOffsets };
+  };
+  if (native) {
+    const floats = new FloatStatsCollector(schema);
+    const kv = new Map(options.keyValueMetadata ?? []);
+    kv.set('iceberg.schema', JSON.stringify(schema));
+    const rowGroupRows = options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS;
+    if (!(rowGroupRows > 0)) throw new ParquetError('WRITE_FAILED', 'rowGroupRows must be positive');
+    const w = new NativeParquetWriter(schema, {
+      codec: NATIVE_CODECS[options.compression ?? 'zstd'],
+      rowGroupRows,
+      keyValueMetadata: kv,
+      ...(options.pageBytes !== undefined ? { pageBytes: options.pageBytes } : {}),
+      ...(options.sizeHint !== undefined ? { sizeHint: options.sizeHint } : {}),
+    });
+    for (const b of toBatches(data)) {
+      const batch = conform(b, target, schema);
+      floats.add(batch);
+      w.write(batch);
+    }
+    return finish(w.finish(), floats);
+  }
   const sliceRows = options.sliceRows ?? DEFAULT_SLICE_ROWS;
   if (!(sliceRows > 0)) throw new ParquetError('WRITE_FAILED', 'sliceRows must be positive');
   const floats = new FloatStatsCollector(schema);
@@ -199,12 +252,5 @@ export async function writeParquet(
     if (failure !== undefined) throw failure;
     throw new ParquetError('WRITE_FAILED', `parquet-wasm failed to write the file: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
-  const bytes = Buffer.concat(chunks);
-  const footer = parseParquetFooter(bytes);
-  const metrics = parquetMetrics(schema, footer, bytes.length, {
-    floatStats: floats.stats,
-    ...(options.truncateLength !== undefined ? { truncateLength: options.truncateLength } : {}),
-  });
-  const splitOffsets = footer.rowGroups.map((rg) => rg.startOffset).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return { bytes, footer, metrics, splitOffsets };
+  return finish(Buffer.concat(chunks), floats);
 }
