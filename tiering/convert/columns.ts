@@ -3,6 +3,11 @@
  * id-carrying types of ./schema.ts without going through apache-arrow's generic builders (which box every
  * value). Int64 columns are written as two int32 halves of a BigInt64Array's buffer, so no BigInt is made
  * per row. Offsets and timestamps must be safe integers (|v| < 2^53), which every real Kafka value is.
+ *
+ * Bytes are appended from (buffer, start, length) ranges of the decompressed records, so no view object is
+ * made per key, value or header. With `reuse`, the builder's arrays are kept across flushes: a flushed
+ * batch is then only valid until the next row is added (the converter hands each batch to the Parquet
+ * writer, which encodes it before asking for the next), and no fresh memory is touched per chunk.
  */
 import * as arrow from 'apache-arrow';
 import { topicArrowSchema } from './schema.js';
@@ -27,17 +32,23 @@ class Bytes {
     this.buf.set(src, this.len);
     this.len = need;
   }
-  appendUtf8(s: string): void {
-    // Header keys are short; encode into the spare capacity, growing when it does not fit.
-    const max = s.length * 3;
-    if (this.len + max > this.buf.length) {
+  appendRange(src: Uint8Array, start: number, n: number): void {
+    const need = this.len + n;
+    if (need > this.buf.length) {
       let cap = this.buf.length * 2;
-      while (cap < this.len + max) cap *= 2;
+      while (cap < need) cap *= 2;
       const next = new Uint8Array(cap);
       next.set(this.buf.subarray(0, this.len));
       this.buf = next;
     }
-    this.len += Buffer.from(this.buf.buffer, this.buf.byteOffset, this.buf.length).write(s, this.len, 'utf8');
+    const b = this.buf;
+    if (n <= 32) {
+      let p = this.len;
+      for (let i = start, e = start + n; i < e; i++) b[p++] = src[i]!;
+    } else {
+      b.set(src.subarray(start, start + n), this.len);
+    }
+    this.len = need;
   }
 }
 
@@ -46,6 +57,10 @@ class Validity {
   nulls = 0;
   constructor(rows: number) {
     this.bits = new Uint8Array(Math.max(8, (rows + 7) >> 3));
+  }
+  clear(rows: number): void {
+    this.bits.fill(0, 0, Math.min(this.bits.length, (rows + 7) >> 3));
+    this.nulls = 0;
   }
   set(i: number, valid: boolean): void {
     if (i >> 3 >= this.bits.length) {
@@ -80,6 +95,10 @@ class Int32Col {
     if (this.len === this.arr.length) this.grow();
     this.validity!.set(this.len, false);
     this.arr[this.len++] = 0;
+  }
+  clear(): void {
+    this.validity?.clear(this.len);
+    this.len = 0;
   }
   data(type: arrow.DataType): arrow.Data {
     return arrow.makeData({
@@ -121,6 +140,10 @@ class Int64Col {
     this.halves[this.len * 2 + 1] = 0;
     this.len++;
   }
+  clear(): void {
+    this.validity?.clear(this.len);
+    this.len = 0;
+  }
   data(type: arrow.DataType): arrow.Data {
     return arrow.makeData({
       type: type as arrow.Int64,
@@ -155,11 +178,21 @@ class BinaryCol {
     if (v !== null) this.bytes.append(v);
     this.offsets[++this.len] = this.bytes.len;
   }
-  pushString(s: string): void {
+  /** `n` bytes of `src` from `start`; n = -1 appends a null. */
+  pushRange(src: Uint8Array, start: number, n: number): void {
     this.next();
-    this.validity.set(this.len, true);
-    this.bytes.appendUtf8(s);
+    if (n < 0) {
+      this.validity.set(this.len, false);
+    } else {
+      this.validity.set(this.len, true);
+      this.bytes.appendRange(src, start, n);
+    }
     this.offsets[++this.len] = this.bytes.len;
+  }
+  clear(): void {
+    this.validity.clear(this.len);
+    this.len = 0;
+    this.bytes.len = 0;
   }
   data(type: arrow.DataType): arrow.Data {
     return arrow.makeData({
@@ -187,13 +220,27 @@ export interface RowBatchFields {
   readonly recordsCount: number;
 }
 
-export interface RowHeader {
-  readonly key: string;
-  readonly value: Uint8Array | null;
-}
-
 function child(type: arrow.DataType, i: number): arrow.DataType {
   return (type.children[i] as arrow.Field).type;
+}
+
+/**
+ * One record's fields as byte ranges of its decompressed records section: `*Len` -1 is a null key, value
+ * or header value; headers are `headerCount` quadruples (key start, key length, value start, value length)
+ * in `headers`; `rawLen` -1 means the typed columns rebuild the record exactly. `badKeys` lists the
+ * headers whose key is not valid UTF-8: the string column gets the key as a UTF-8 decoder renders it (U+FFFD
+ * for each bad sequence), and the record's exact bytes are in `raw_record` (rawLen is then set).
+ */
+export interface RecordRanges {
+  keyStart: number;
+  keyLen: number;
+  valueStart: number;
+  valueLen: number;
+  headerCount: number;
+  headers: Int32Array;
+  rawStart: number;
+  rawLen: number;
+  badKeys: number[];
 }
 
 /** Accumulates topic rows and hands them out as Arrow record batches of the topic schema. */
@@ -216,8 +263,17 @@ export class TopicRowBuilder {
   private timestampDelta!: Int64Col;
   private rawRecord!: BinaryCol;
   private value!: BinaryCol;
+  private flushed = false;
 
-  constructor(private readonly expectedRows = 4096, private readonly expectedBytes = 1 << 20) {
+  /**
+   * @param reuse keep the arrays across flushes (see the module comment): a flushed batch is valid only
+   * until the next row is added.
+   */
+  constructor(
+    private readonly expectedRows = 4096,
+    private readonly expectedBytes = 1 << 20,
+    private readonly reuse = false,
+  ) {
     this.reset();
   }
 
@@ -225,13 +281,18 @@ export class TopicRowBuilder {
     const r = this.expectedRows;
     this.rows = 0;
     this.payloadBytes = 0;
+    this.headerCount = 0;
+    this.flushed = false;
+    if (this.reuse && this.value !== undefined) {
+      for (const c of [this.partition, this.offset, this.timestamp, this.timestampType, this.key, this.headerKey, this.headerValue, this.recordAttributes, this.timestampDelta, this.rawRecord, this.value, ...this.batchCols, ...this.batchInts]) c.clear();
+      return;
+    }
     this.partition = new Int32Col(r, false);
     this.offset = new Int64Col(r, false);
     this.timestamp = new Int64Col(r, false);
     this.timestampType = new Int32Col(r, false);
     this.key = new BinaryCol(r, 1024);
     this.headerOffsets = new Int32Array(r + 1);
-    this.headerCount = 0;
     this.headerKey = new BinaryCol(64, 1024);
     this.headerValue = new BinaryCol(64, 1024);
     // base_offset, base_timestamp, max_timestamp, producer_id
@@ -244,33 +305,40 @@ export class TopicRowBuilder {
     this.value = new BinaryCol(r, this.expectedBytes);
   }
 
-  addRow(
+  /** Adds one record's row: its typed fields, and its bytes as ranges of `data` (see RecordRanges). */
+  addRecord(
     partition: number,
     offset: number,
     timestampMicros: number,
     timestampType: number,
-    key: Uint8Array | null,
-    value: Uint8Array | null,
-    headers: readonly RowHeader[],
+    data: Uint8Array,
+    rec: RecordRanges,
     batch: RowBatchFields,
     recordAttributes: number,
     timestampDelta: number | null,
-    rawRecord: Uint8Array | null,
   ): void {
+    if (this.flushed) this.reset();
     this.partition.push(partition);
     this.offset.push(offset);
     this.timestamp.push(timestampMicros);
     this.timestampType.push(timestampType);
-    this.key.push(key);
-    this.value.push(value);
-    let payload = (key?.length ?? 0) + (value?.length ?? 0);
-    for (let h = 0; h < headers.length; h++) {
-      const hd = headers[h]!;
-      this.headerKey.pushString(hd.key);
-      this.headerValue.push(hd.value);
-      payload += hd.key.length + (hd.value?.length ?? 0);
+    this.key.pushRange(data, rec.keyStart, rec.keyLen);
+    this.value.pushRange(data, rec.valueStart, rec.valueLen);
+    let payload = Math.max(0, rec.keyLen) + Math.max(0, rec.valueLen);
+    const hs = rec.headers;
+    for (let h = 0; h < rec.headerCount; h++) {
+      const kLen = hs[4 * h + 1]!;
+      const vLen = hs[4 * h + 3]!;
+      if (rec.badKeys.length > 0 && rec.badKeys.includes(h)) {
+        const shown = Buffer.from(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8', hs[4 * h]!, hs[4 * h]! + kLen));
+        this.headerKey.pushRange(shown, 0, shown.length);
+      } else {
+        this.headerKey.pushRange(data, hs[4 * h]!, kLen);
+      }
+      this.headerValue.pushRange(data, hs[4 * h + 2]!, vLen);
+      payload += kLen + Math.max(0, vLen);
     }
-    this.headerCount += headers.length;
+    this.headerCount += rec.headerCount;
     if (this.rows + 1 >= this.headerOffsets.length) {
       const n = new Int32Array(this.headerOffsets.length * 2);
       n.set(this.headerOffsets);
@@ -293,7 +361,7 @@ export class TopicRowBuilder {
     else this.recordAttributes.push(recordAttributes);
     if (timestampDelta === null) this.timestampDelta.pushNull();
     else this.timestampDelta.push(timestampDelta);
-    this.rawRecord.push(rawRecord);
+    this.rawRecord.pushRange(data, rec.rawStart, rec.rawLen);
     this.rows++;
     this.payloadBytes += payload;
   }
@@ -352,7 +420,14 @@ export class TopicRowBuilder {
     });
     const root = arrow.makeData({ type: new arrow.Struct(schema.fields), length: n, nullCount: 0, children: [kafka as arrow.Data, this.value.data(valueType)] });
     const out = new arrow.RecordBatch(schema, root);
-    this.reset();
+    if (this.reuse) {
+      // The arrays stay as they are until the next row (the batch reads them); the counts start over.
+      this.flushed = true;
+      this.rows = 0;
+      this.payloadBytes = 0;
+    } else {
+      this.reset();
+    }
     return out;
   }
 }

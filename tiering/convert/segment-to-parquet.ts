@@ -11,9 +11,11 @@
  * - Only data records become rows. Control batches and batches left without records by compaction are kept
  *   whole in the index. (Aborted transactional data is still converted to rows here; hiding it from Iceberg
  *   readers with positional deletes is the commit layer's job once the aborted ranges are known.)
- * - Fidelity is checked for every batch: its records are re-encoded from the decoded fields and compared
- *   with the stored bytes. Records that do not come back identical (a header key that is not UTF-8, a
- *   non-minimal varint, a timestamp out of microsecond range) keep their exact bytes in `kafka.raw_record`.
+ * - Fidelity is checked for every record, in the one walk that reads it: re-encoding its decoded fields
+ *   (what fetch from Parquet does) gives back its stored bytes exactly when every varint is minimal and every
+ *   header key is valid UTF-8. Records that would not come back identical (a header key that is not UTF-8,
+ *   a non-minimal varint, a timestamp out of microsecond range) keep their exact bytes in `kafka.raw_record`.
+ *   test/tiering/convert checks this verdict against a real re-encode for crafted records.
  * - File names derive from partition and offsets only (../offset-index/location.ts): a retry overwrites.
  */
 import type * as arrow from 'apache-arrow';
@@ -23,9 +25,10 @@ import { nextBatch, type BatchBounds } from '../../protocol/record-batch/batches
 import { checkBatchBounds, recordsSection } from '../../protocol/record-batch/record-batch.js';
 import { compressionOf, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../../protocol/record-batch/compression.js';
 import { assertBatchCrc } from '../../protocol/record-batch/crc.js';
-import { decodeRecords, encodeRecords, type KafkaRecord } from '../../protocol/record-batch/records.js';
-import { readVarint } from '../../protocol/varint.js';
-import { TopicRowBuilder, type RowBatchFields } from './columns.js';
+import { isUtf8 } from 'node:buffer';
+import { decodeRecords, type KafkaRecord } from '../../protocol/record-batch/records.js';
+import { VarintError, readVarint, readVarlongNumber, sizeOfVarint, sizeOfVarlongNumber, type Cursor } from '../../protocol/varint.js';
+import { TopicRowBuilder, type RecordRanges, type RowBatchFields } from './columns.js';
 import { TieringConvertError } from './errors.js';
 import { TOPIC_SCHEMA } from './schema.js';
 import { INDEX_VERSION, encodeSegmentIndex, type IndexedBatch, type IndexedRowGroup, type SegmentIndex } from '../offset-index/format.js';
@@ -122,22 +125,108 @@ function decodeBatch(segment: Buffer, b: BatchBounds, verifyCrc: boolean): Decod
   }
 }
 
+/** A batch's header and decompressed records section (checked CRC), without decoding the records. */
+function openBatch(segment: Buffer, b: BatchBounds, verifyCrc: boolean): { header: BatchHeader; data: Buffer } {
+  try {
+    if (verifyCrc) assertBatchCrc(segment, b.start);
+    const header = readBatchHeader(segment, b.start);
+    return { header, data: recordsSection(segment, b.start, b.end, compressionOf(header.attributes), DEFAULT_MAX_DECOMPRESSED_BYTES) };
+  } catch (cause) {
+    throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${b.start} (offset ${b.baseOffset}) cannot be decoded: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** The fields of one record the walk reads besides its byte ranges. */
+interface RecordFields {
+  attributes: number;
+  timestampDelta: number;
+  offsetDelta: number;
+}
+
+function badRecord(i: number, at: number, what: string): TieringConvertError {
+  return new TieringConvertError('INVALID_SEGMENT', `record ${i} at byte ${at} of its batch's records is malformed: ${what}`);
+}
+
+/** True when data[start, start+n) is valid UTF-8 (ASCII checked in line, the rest by node:buffer). */
+function utf8(data: Buffer, start: number, n: number): boolean {
+  for (let i = start, e = start + n; i < e; i++) if (data[i]! >= 0x80) return isUtf8(data.subarray(start, e));
+  return true;
+}
+
+/**
+ * Reads record `i` at `cur.pos` into `rec` and `f`, with the structural checks of decodeRecords (lengths,
+ * nullability, bounds, header count, the record ending where its length says). Returns whether the record
+ * is canonical: every varint minimal and every header key valid UTF-8, which is exactly when re-encoding
+ * the decoded fields (as fetch from Parquet does) gives back the same bytes. A record that is not keeps its
+ * raw bytes (`rec.rawStart/rawLen` are set by the caller).
+ */
+function readRecord(data: Buffer, cur: Cursor, i: number, rec: RecordRanges, f: RecordFields): boolean {
+  const start = cur.pos;
+  if (start >= data.length) throw badRecord(i, start, 'the batch declares more records than its data holds');
+  let p = cur.pos;
+  const length = readVarint(data, cur);
+  let canonical = cur.pos - p === sizeOfVarint(length);
+  const end = cur.pos + length;
+  if (length < 6 || end > data.length) throw badRecord(i, start, `impossible length ${length}`);
+  f.attributes = data[cur.pos++]!;
+  p = cur.pos;
+  f.timestampDelta = readVarlongNumber(data, cur);
+  canonical &&= cur.pos - p === sizeOfVarlongNumber(f.timestampDelta);
+  p = cur.pos;
+  f.offsetDelta = readVarint(data, cur);
+  canonical &&= cur.pos - p === sizeOfVarint(f.offsetDelta);
+  // key, value
+  for (let k = 0; k < 2; k++) {
+    p = cur.pos;
+    const len = readVarint(data, cur);
+    canonical &&= cur.pos - p === sizeOfVarint(len);
+    if (len < -1 || cur.pos + len > end) throw badRecord(i, start, `${k === 0 ? 'key' : 'value'} length ${len} is invalid or runs past the record`);
+    if (k === 0) {
+      rec.keyStart = cur.pos;
+      rec.keyLen = len;
+    } else {
+      rec.valueStart = cur.pos;
+      rec.valueLen = len;
+    }
+    if (len > 0) cur.pos += len;
+  }
+  p = cur.pos;
+  const count = readVarint(data, cur);
+  canonical &&= cur.pos - p === sizeOfVarint(count);
+  if (count < 0 || count > end - cur.pos) throw badRecord(i, start, `it declares ${count} headers`);
+  rec.badKeys.length = 0;
+  if (rec.headers.length < count * 4) rec.headers = new Int32Array(Math.max(count * 4, rec.headers.length * 2));
+  const hs = rec.headers;
+  for (let h = 0; h < count; h++) {
+    p = cur.pos;
+    const kLen = readVarint(data, cur);
+    canonical &&= cur.pos - p === sizeOfVarint(kLen);
+    if (kLen < 0 || cur.pos + kLen > end) throw badRecord(i, start, `header key length ${kLen} is invalid or runs past the record`);
+    hs[4 * h] = cur.pos;
+    hs[4 * h + 1] = kLen;
+    if (!utf8(data, cur.pos, kLen)) {
+      canonical = false;
+      rec.badKeys.push(h);
+    }
+    cur.pos += kLen;
+    p = cur.pos;
+    const vLen = readVarint(data, cur);
+    canonical &&= cur.pos - p === sizeOfVarint(vLen);
+    if (vLen < -1 || cur.pos + vLen > end) throw badRecord(i, start, `header value length ${vLen} is invalid or runs past the record`);
+    hs[4 * h + 2] = cur.pos;
+    hs[4 * h + 3] = vLen;
+    if (vLen > 0) cur.pos += vLen;
+  }
+  rec.headerCount = count;
+  if (cur.pos !== end) throw badRecord(i, start, `its fields end at byte ${cur.pos}, not at ${end} as its length says`);
+  rec.rawStart = start;
+  rec.rawLen = canonical ? -1 : end - start;
+  return canonical;
+}
+
 function hasRows(segment: Buffer, b: BatchBounds): boolean {
   const h = readBatchHeader(segment, b.start);
   return (h.attributes & ATTR_CONTROL) === 0 && h.recordsCount > 0;
-}
-
-/** Byte spans [start, end) of each record inside a decompressed records section. */
-function recordSpans(data: Buffer, count: number): [number, number][] {
-  const spans: [number, number][] = [];
-  const cur = { pos: 0 };
-  for (let i = 0; i < count; i++) {
-    const start = cur.pos;
-    const len = readVarint(data, cur);
-    spans.push([start, cur.pos + len]);
-    cur.pos += len;
-  }
-  return spans;
 }
 
 /** Rows per row group for a file: the target payload divided by the payload per record of a sample. */
@@ -210,7 +299,11 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
   let lastRowOffset = -1;
   let minTs = Number.POSITIVE_INFINITY;
   let maxTs = -1n;
-  const builder = new TopicRowBuilder(Math.min(o.chunkRows, 4096));
+  // Buffers reused across chunks: the writer encodes each chunk before pulling the next.
+  const builder = new TopicRowBuilder(Math.min(o.chunkRows, 4096), 1 << 20, true);
+  const rec: RecordRanges = { keyStart: 0, keyLen: -1, valueStart: 0, valueLen: -1, headerCount: 0, headers: new Int32Array(64), rawStart: 0, rawLen: -1, badKeys: [] };
+  const f: RecordFields = { attributes: 0, timestampDelta: 0, offsetDelta: 0 };
+  const cur: Cursor = { pos: 0 };
 
   function* chunks(): Generator<arrow.RecordBatch, void, void> {
     for (const b of group) {
@@ -237,10 +330,8 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
         batches.push({ ...indexed, recordsBytes: size - BATCH_HEADER_SIZE, stored });
         continue;
       }
-      const d = decodeBatch(segment, b, o.verifyCrc);
+      const d = openBatch(segment, b, o.verifyCrc);
       batches.push({ ...indexed, recordsBytes: d.data.length, stored: null });
-      const exact = encodeRecords(d.records).equals(d.data);
-      const spans = exact ? null : recordSpans(d.data, d.records.length);
       const logAppend = (h.attributes & ATTR_TIMESTAMP_TYPE_LOG_APPEND) !== 0;
       const baseOffset = safe(h.baseOffset, 'base offset', b.start);
       const baseTs = safe(h.baseTimestamp, 'base timestamp', b.start);
@@ -257,41 +348,33 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
         baseSequence: h.baseSequence,
         recordsCount: h.recordsCount,
       };
-      for (let r = 0; r < d.records.length; r++) {
-        const rec = d.records[r]!;
-        let visible = logAppend ? maxTsN : baseTs + rec.timestampDelta;
-        let raw: Buffer | null = null;
-        if (spans !== null) {
-          const [s, e] = spans[r]!;
-          const one = d.data.subarray(s, e);
-          if (!encodeRecords([rec]).equals(one)) raw = one;
+      cur.pos = 0;
+      for (let r = 0; r < h.recordsCount; r++) {
+        try {
+          readRecord(d.data, cur, r, rec, f);
+        } catch (cause) {
+          if (cause instanceof TieringConvertError) throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${b.start} (offset ${b.baseOffset}): ${cause.message}`, { cause });
+          if (cause instanceof VarintError) throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${b.start} (offset ${b.baseOffset}), record ${r}: ${cause.message}`, { cause });
+          throw cause;
         }
+        let visible = logAppend ? maxTsN : baseTs + f.timestampDelta;
         if (!(Math.abs(visible) <= MAX_SAFE_MICROS_MS)) {
-          const [s, e] = spans?.[r] ?? recordSpans(d.data, d.records.length)[r]!;
-          raw = d.data.subarray(s, e);
+          // Not representable as timestamptz microseconds: clamp the column, keep the record's bytes.
+          rec.rawLen = cur.pos - rec.rawStart;
           visible = Math.sign(visible) * MAX_SAFE_MICROS_MS;
         }
         if (visible < minTs) minTs = visible;
-        const offset = baseOffset + rec.offsetDelta;
+        const offset = baseOffset + f.offsetDelta;
         const inGroup = rows % o.rowGroupRows;
         if (inGroup === 0) rgFirst.push(offset);
         if (inGroup === o.rowGroupRows - 1) rgLast.push(offset);
-        builder.addRow(
-          o.partition,
-          offset,
-          visible * 1000,
-          logAppend ? 1 : 0,
-          rec.key,
-          rec.value,
-          rec.headers,
-          fields,
-          rec.attributes,
-          logAppend ? rec.timestampDelta : null,
-          raw,
-        );
+        builder.addRecord(o.partition, offset, visible * 1000, logAppend ? 1 : 0, d.data, rec, fields, f.attributes, logAppend ? f.timestampDelta : null);
         lastRowOffset = offset;
         rows++;
         if (builder.rows >= o.chunkRows) yield builder.flush();
+      }
+      if (cur.pos !== d.data.length) {
+        throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${b.start} (offset ${b.baseOffset}) declares ${h.recordsCount} records but ${d.data.length - cur.pos} bytes follow the last one`);
       }
     }
     if (builder.rows > 0) yield builder.flush();
@@ -309,7 +392,8 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
       ['floe.kafka.base-offset', baseOffset.toString()],
       ['floe.kafka.last-offset', lastOffset.toString()],
     ]);
-    parquet = await writeParquet(TOPIC_SCHEMA, chunks(), { compression: o.compression, rowGroupRows: o.rowGroupRows, keyValueMetadata: kv });
+    // The file is about the size of the log it holds (producers compress too); a hint, not a limit.
+    parquet = await writeParquet(TOPIC_SCHEMA, chunks(), { compression: o.compression, rowGroupRows: o.rowGroupRows, keyValueMetadata: kv, sizeHint: logBytes + (1 << 20) });
   } else {
     for (const _ of chunks()) void _;
   }

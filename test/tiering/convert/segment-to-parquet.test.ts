@@ -141,3 +141,97 @@ test('a torn or out-of-order segment is refused with INVALID_SEGMENT', async () 
   await assert.rejects(convertAll(corrupt), { code: 'INVALID_SEGMENT' });
   await assert.rejects(convertAll(a, { targetRowGroupBytes: 0 }), { code: 'INVALID_OPTION' });
 });
+
+// The converter decides per record, in one walk, whether the typed columns rebuild it: that is the case
+// exactly when every varint is minimal and every header key is valid UTF-8. This checks the verdict
+// against the definition — decode, re-encode, compare — for records crafted to break each rule, and that
+// the rebuilt batch is byte-identical either way.
+test('raw_record is kept exactly for the records a decode and re-encode would change, and only for them', async () => {
+  const { decodeRecords, encodeRecords } = await import('../../../protocol/record-batch/records.js');
+  const { writeVarint, writeVarlongNumber } = await import('../../../protocol/varint.js');
+  const { writeBatchCrc } = await import('../../../protocol/record-batch/crc.js');
+  const { BATCH_HEADER_SIZE, BATCH_OFFSETS, BATCH_LOG_OVERHEAD } = await import('../../../protocol/record-batch/header.js');
+  const { readParquetTable } = await import('../../../iceberg/parquet/reader.js');
+  const { LocalFileIO } = await import('../../../iceberg/io/local.js');
+  const { fetchFromParquet } = await import('../../../tiering/convert/parquet-to-batches.js');
+  const { resolveLocation } = await import('../../../tiering/offset-index/location.js');
+
+  const varint = (v: number, long = false, padded = false): Buffer => {
+    const b = Buffer.alloc(12);
+    let n = long ? writeVarlongNumber(b, 0, v) : writeVarint(b, 0, v);
+    if (padded) {
+      b[n - 1]! |= 0x80; // a continuation bit on the last byte, then a zero byte: same value, one byte longer
+      b[n++] = 0;
+    }
+    return b.subarray(0, n);
+  };
+  type Pad = 'len' | 'ts' | 'off' | 'key' | 'count' | 'hval';
+  const record = (offsetDelta: number, headerKey: Buffer, pad?: Pad): Buffer => {
+    const p = (what: Pad): boolean => pad === what;
+    const key = Buffer.from(`k${offsetDelta}`);
+    const body = Buffer.concat([
+      Buffer.of(0),
+      varint(offsetDelta * 3, true, p('ts')),
+      varint(offsetDelta, false, p('off')),
+      varint(key.length, false, p('key')),
+      key,
+      varint(2),
+      Buffer.from('v!'),
+      varint(1, false, p('count')),
+      varint(headerKey.length),
+      headerKey,
+      varint(-1, false, p('hval')),
+    ]);
+    return Buffer.concat([varint(body.length, false, p('len')), body]);
+  };
+  const keys: [Buffer, Pad | undefined][] = [
+    [Buffer.from('plain'), undefined],
+    [Buffer.from('ü-日本'), undefined],
+    [Buffer.from('plain'), 'len'],
+    [Buffer.from('plain'), 'ts'],
+    [Buffer.from('plain'), 'off'],
+    [Buffer.from('plain'), 'key'],
+    [Buffer.from('plain'), 'count'],
+    [Buffer.from('plain'), 'hval'],
+    [Buffer.of(0x41, 0xff, 0x42), undefined], // not UTF-8
+    [Buffer.of(0xc0, 0xaf), undefined], // overlong encoding of '/'
+    [Buffer.of(0xed, 0xa0, 0x80), undefined], // a UTF-16 surrogate
+    [Buffer.of(0x61, 0xe2, 0x82), undefined], // cut off inside a sequence
+    [Buffer.from('last'), undefined],
+  ];
+  const records = keys.map(([k, pad], i) => record(i, k, pad));
+  const section = Buffer.concat(records);
+  // A real batch of the same count, its records section swapped for the crafted one.
+  const shell = encodeRecordBatch({ baseOffset: 100n, baseTimestamp: 1_700_000_000_000n, records: records.map(() => ({ value: null })) });
+  const batch = Buffer.concat([shell.subarray(0, BATCH_HEADER_SIZE), section]);
+  batch.writeInt32BE(batch.length - BATCH_LOG_OVERHEAD, BATCH_OFFSETS.batchLength);
+  writeBatchCrc(batch, 0);
+
+  const expectRaw = records.map((r) => !encodeRecords(decodeRecords(r, 1)).equals(r));
+  assert.deepEqual(expectRaw, [false, false, true, true, true, true, true, true, true, true, true, true, false], 'the crafted records break the rules they name');
+
+  const [file] = await convertAll(batch, { partition: 0 });
+  const table = readParquetTable(file!.parquet!.bytes);
+  const kafka = table.getChild('kafka')!;
+  const raws = Array.from({ length: table.numRows }, (_, i) => kafka.get(i)!['raw_record'] as Uint8Array | null);
+  assert.deepEqual(raws.map((r) => r !== null), expectRaw);
+  raws.forEach((r, i) => {
+    if (r !== null) assert.deepEqual(Buffer.from(r), records[i]);
+  });
+  // The header key column holds what a UTF-8 decoder shows, never invalid UTF-8.
+  const headerKeys = Array.from({ length: table.numRows }, (_, i) => (kafka.get(i)!['headers'] as { toArray(): { key: string }[] }).toArray()[0]!.key);
+  assert.deepEqual(headerKeys, keys.map(([k]) => k.toString('utf8')));
+
+  // Rebuilt from the data file, the batch is the original byte for byte.
+  const dir = await mkdtemp(join(tmpdir(), 'floe-raw-'));
+  try {
+    const io = new LocalFileIO({ root: dir, fsync: false });
+    const tableLoc = `file://${dir}/t`;
+    await io.put(resolveLocation(tableLoc, file!.dataPath!), Buffer.from(file!.parquet!.bytes));
+    const res = await fetchFromParquet({ io, tableLocation: tableLoc, index: file!.index, fetchOffset: 100n, maxBytes: 1 << 20 });
+    assert.deepEqual(res.records, batch);
+    await io.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
