@@ -4,7 +4,10 @@
 //           its row groups, decodes Parquet and rebuilds batches (index and footer caches warm after the
 //           first fetch, as for any partition being consumed);
 //   first pass with the batch cache on: a fresh codec, so only read-ahead within decoded row groups helps;
-//   cached: the same with the rebuilt-batch cache holding the range (a second pass over it).
+//   cached: the same with the rebuilt-batch cache holding the range (a second pass over it);
+//   cold, native / cold, parquet-wasm: fetchFromParquet on the same index without a batch cache, forcing one
+//           row-group decoder: the native column reader (what 'auto' uses for Floe's files) or the
+//           parquet-wasm fallback (files of other writers).
 // Throughput is MB/s of log bytes (the segment's size over the time to walk all its offsets), so both paths
 // are charged for the same records although rebuilt batches are sent uncompressed. First-byte latency: one
 // 1 MiB fetch at each of N spread offsets, against a fresh codec (nothing cached: index, footer, data), then
@@ -16,6 +19,8 @@ import { join } from 'node:path';
 import { LocalFileIO } from '../../iceberg/io/local.js';
 import { PartitionLog } from '../../broker/log/partition-log.js';
 import { ConvertCodec } from '../../tiering/plugin/convert-codec.js';
+import { createFooterCache, fetchFromParquet, type RowDecoder } from '../../tiering/convert/parquet-to-batches.js';
+import { decodeSegmentIndex } from '../../tiering/offset-index/format.js';
 import type { CompressionType } from '../../protocol/record-batch/compression.js';
 import { median } from '../lib/stats.js';
 import { formatTable } from '../lib/table.js';
@@ -75,6 +80,15 @@ async function main(): Promise<void> {
   const input = { io, partition: 0, baseOffset: 0, lastOffset: closed.lastOffset, dataFiles: converted.dataFiles.map((f) => f.file_path), indexFiles: converted.indexFiles, maxBytes: FETCH, minOneBatch: true };
   const plugin = (codec: ConvertCodec): Reader => (fetchOffset) => codec.readSegment({ ...input, fetchOffset });
   const hot: Reader = (offset) => log.read(offset, FETCH, { maxOffset: end });
+  if (converted.indexFiles.length !== 1) throw new Error(`expected one data file, got ${converted.indexFiles.length}; raise the target file size`);
+  const index = decodeSegmentIndex(await io.get(converted.indexFiles[0]!));
+  const direct = (decoder: RowDecoder): Reader => {
+    const footers = createFooterCache(1 << 20);
+    return async (offset) => {
+      const r = await fetchFromParquet({ io, tableLocation, index, fetchOffset: BigInt(offset), maxBytes: FETCH, footers, decoder });
+      return { records: r.records, nextOffset: Number(r.nextOffset) };
+    };
+  };
   console.log(`segment: ${logMB.toFixed(1)} MB of log bytes (${CODEC} batches), ${end} records, ${converted.dataFiles.length} data file(s); runs ${RUNS}; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 
   const coldCodec = new ConvertCodec({ batchCacheBytes: 0 });
@@ -83,13 +97,18 @@ async function main(): Promise<void> {
   const hotBytes = await walk(hot, end);
   const rebuiltBytes = await walk(plugin(coldCodec), end);
   await walk(plugin(cachedCodec), end);
-  const t = { hot: [] as number[], cold: [] as number[], ahead: [] as number[], cached: [] as number[] };
+  const nativeBytes = await walk(direct('native'), end);
+  const wasmBytes = await walk(direct('parquet-wasm'), end);
+  if (nativeBytes !== rebuiltBytes || wasmBytes !== rebuiltBytes) throw new Error(`decoders disagree: ${nativeBytes} native, ${wasmBytes} parquet-wasm, ${rebuiltBytes} plugin bytes`);
+  const t = { hot: [] as number[], cold: [] as number[], ahead: [] as number[], cached: [] as number[], native: [] as number[], wasm: [] as number[] };
   for (let r = 0; r < RUNS; r++) {
     t.hot.push(logMB / (await seconds(() => walk(hot, end))));
     t.cold.push(logMB / (await seconds(() => walk(plugin(coldCodec), end))));
     const fresh = new ConvertCodec({ batchCacheBytes: 4 * segment.length + (256 << 20) });
     t.ahead.push(logMB / (await seconds(() => walk(plugin(fresh), end))));
     t.cached.push(logMB / (await seconds(() => walk(plugin(cachedCodec), end))));
+    t.native.push(logMB / (await seconds(() => walk(direct('native'), end))));
+    t.wasm.push(logMB / (await seconds(() => walk(direct('parquet-wasm'), end))));
   }
   const h = median(t.hot);
   console.log(`fetched bytes per pass: hot ${(hotBytes / 1e6).toFixed(1)} MB, rebuilt ${(rebuiltBytes / 1e6).toFixed(1)} MB; cached codec: ${cachedCodec.batches.size} batches, ${(cachedCodec.batches.bytes / 1e6).toFixed(1)} MB, ${cachedCodec.batches.hits} hits`);
@@ -101,6 +120,8 @@ async function main(): Promise<void> {
         ['remote, cold (no batch cache)', median(t.cold).toFixed(0), t.cold.map((x) => x.toFixed(0)).join(' '), (median(t.cold) / h).toFixed(2)],
         ['remote, first pass, batch cache on (read-ahead)', median(t.ahead).toFixed(0), t.ahead.map((x) => x.toFixed(0)).join(' '), (median(t.ahead) / h).toFixed(2)],
         ['remote, cached', median(t.cached).toFixed(0), t.cached.map((x) => x.toFixed(0)).join(' '), (median(t.cached) / h).toFixed(2)],
+        ['remote, cold, native decoder (fetchFromParquet)', median(t.native).toFixed(0), t.native.map((x) => x.toFixed(0)).join(' '), (median(t.native) / h).toFixed(2)],
+        ['remote, cold, parquet-wasm fallback', median(t.wasm).toFixed(0), t.wasm.map((x) => x.toFixed(0)).join(' '), (median(t.wasm) / h).toFixed(2)],
       ],
     ),
   );

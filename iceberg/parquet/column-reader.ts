@@ -6,7 +6,10 @@
  * - INT32 → Int32Array;
  * - INT64 → Int32Array of little-endian (low, high) pairs (`int64At` turns one into a number, exact for
  *   safe integers; a BigInt per value would cost an allocation);
- * - BYTE_ARRAY → one contiguous Buffer plus an Int32Array of offsets (n + 1 of them), no per-value Buffer.
+ * - BYTE_ARRAY → one contiguous Buffer with value i at [starts[i], ends[i]), no per-value Buffer. PLAIN
+ *   values are not copied out of their pages: the buffer is the decompressed page itself when a column's
+ *   values come from one page (or the read span itself, for uncompressed pages), else the pages
+ *   concatenated; dictionary-encoded values are materialised.
  *
  * Supported: DataPage v1 and v2, dictionary pages with PLAIN_DICTIONARY / RLE_DICTIONARY data, PLAIN values,
  * RLE/bit-packed hybrid levels, and the codecs of `codecs.ts` (ZSTD, SNAPPY, GZIP, UNCOMPRESSED). Anything
@@ -25,8 +28,8 @@ export type ColumnValues =
   | { readonly kind: 'int32'; readonly data: Int32Array }
   /** Two int32 per value: low then high 32 bits (little-endian order, as stored). */
   | { readonly kind: 'int64'; readonly data: Int32Array }
-  /** Value i is `data[offsets[i] .. offsets[i + 1])`. */
-  | { readonly kind: 'bytes'; readonly data: Buffer; readonly offsets: Int32Array };
+  /** Value i is `data[starts[i] .. ends[i])` (values need not be adjacent). */
+  | { readonly kind: 'bytes'; readonly data: Buffer; readonly starts: Int32Array; readonly ends: Int32Array };
 
 /** Levels of a leaf column, from the schema. */
 export interface LeafLevels {
@@ -295,9 +298,11 @@ class ColumnBuilder {
   /** INT32: 1, INT64: 2 int32 slots per value; 0 for BYTE_ARRAY. */
   readonly width: number;
   ints: Int32Array | null = null;
-  data: Buffer | null = null;
-  dataLen = 0;
-  offsets: Int32Array | null = null;
+  /** BYTE_ARRAY: the buffers values point into (decompressed pages, materialised dictionary values), and their total length. */
+  readonly segments: Uint8Array[] = [];
+  segmentBytes = 0;
+  starts: Int32Array | null = null;
+  ends: Int32Array | null = null;
   /** Dictionary indexes of one page. */
   private scratch = new Int32Array(0);
 
@@ -307,32 +312,36 @@ class ColumnBuilder {
     readonly levelInfo: LeafLevels,
     readonly physicalType: number,
     totalLevels: number,
-    dataEstimate: number,
   ) {
     this.def = levelInfo.maxDefinitionLevel > 0 ? new Uint8Array(totalLevels) : null;
     this.rep = levelInfo.maxRepetitionLevel > 0 ? new Uint8Array(totalLevels) : null;
     this.width = physicalType === PhysicalType.INT32 ? 1 : physicalType === PhysicalType.INT64 ? 2 : 0;
     if (this.width > 0) this.ints = new Int32Array(totalLevels * this.width);
     else {
-      this.offsets = new Int32Array(totalLevels + 1);
-      this.data = Buffer.allocUnsafe(Math.max(64, Math.min(dataEstimate, 64 << 20)));
+      this.starts = new Int32Array(totalLevels);
+      this.ends = new Int32Array(totalLevels);
     }
   }
 
-  ensureData(extra: number, where: string): Buffer {
-    const need = this.dataLen + extra;
-    const data = this.data!;
-    if (need <= data.length) return data;
-    if (need > MAX_BYTES_OUTPUT) unsupported(where, `more than ${MAX_BYTES_OUTPUT} bytes of values in one read`);
-    const next = Buffer.allocUnsafe(Math.min(MAX_BYTES_OUTPUT, Math.max(need, data.length * 2)));
-    data.copy(next, 0, 0, this.dataLen);
-    this.data = next;
-    return next;
+  /** Adds a buffer values point into; returns where it starts in the concatenation. */
+  addSegment(buf: Uint8Array, where: string): number {
+    const base = this.segmentBytes;
+    if (base + buf.length > MAX_BYTES_OUTPUT) unsupported(where, `more than ${MAX_BYTES_OUTPUT} bytes of values in one read`);
+    this.segments.push(buf);
+    this.segmentBytes += buf.length;
+    return base;
   }
 
   indexes(n: number): Int32Array {
     if (this.scratch.length < n) this.scratch = new Int32Array(Math.max(n, this.scratch.length * 2));
     return this.scratch;
+  }
+
+  private data(): Buffer {
+    const segs = this.segments;
+    if (segs.length === 0) return Buffer.alloc(0);
+    if (segs.length === 1) return Buffer.from(segs[0]!.buffer, segs[0]!.byteOffset, segs[0]!.byteLength);
+    return Buffer.concat(segs, this.segmentBytes);
   }
 
   result(): DecodedColumn {
@@ -341,7 +350,7 @@ class ColumnBuilder {
         ? { kind: 'int32', data: this.ints!.subarray(0, this.values) }
         : this.width === 2
           ? { kind: 'int64', data: this.ints!.subarray(0, 2 * this.values) }
-          : { kind: 'bytes', data: this.data!.subarray(0, this.dataLen), offsets: this.offsets!.subarray(0, this.values + 1) };
+          : { kind: 'bytes', data: this.data(), starts: this.starts!.subarray(0, this.values), ends: this.ends!.subarray(0, this.values) };
     return {
       ...this.levelInfo,
       leafIndex: this.leafIndex,
@@ -370,27 +379,22 @@ function plainFixed(col: ColumnBuilder, page: Uint8Array, pos: number, end: numb
   }
 }
 
-/** Copies PLAIN byte-array values (4-byte length, bytes) of one page into the builder. */
+/** Records where the PLAIN byte-array values (4-byte length, bytes) of one page are; the page is kept. */
 function plainBytes(col: ColumnBuilder, page: Uint8Array, pos: number, end: number, n: number, where: string): void {
-  // Every value has a 4-byte length in front, so the values take at most this many bytes.
-  const data = col.ensureData(Math.max(0, end - pos - 4 * n), where);
-  const offsets = col.offsets!;
+  if (n === 0) return;
+  const base = col.addSegment(page, where);
+  const starts = col.starts!;
+  const ends = col.ends!;
   let p = pos;
-  let d = col.dataLen;
-  let v = col.values;
-  offsets[v] = d;
-  for (let k = 0; k < n; k++) {
+  for (let k = 0, v = col.values; k < n; k++, v++) {
     if (end - p < 4) invalid(where, `PLAIN BYTE_ARRAY value ${k} of ${n}: length cut off`);
     const len = u32le(page, p);
     p += 4;
     if (len > end - p) invalid(where, `PLAIN BYTE_ARRAY value ${k} of ${n} claims ${len} bytes, ${end - p} left in the page`);
-    if (len < 32) for (let b = 0; b < len; b++) data[d + b] = page[p + b]!;
-    else data.set(page.subarray(p, p + len), d);
-    d += len;
+    starts[v] = base + p;
     p += len;
-    offsets[++v] = d;
+    ends[v] = base + p;
   }
-  col.dataLen = d;
 }
 
 function readDictionary(physicalType: number, page: Uint8Array, n: number, where: string): Dictionary {
@@ -444,26 +448,27 @@ function fromDictionary(col: ColumnBuilder, dict: Dictionary, idx: Int32Array, n
     }
     return;
   }
-  let total = 0;
   const dOff = dict.offsets;
+  let total = 0;
   for (let k = 0; k < n; k++) total += dOff[idx[k]! + 1]! - dOff[idx[k]!]!;
-  const data = col.ensureData(total, where);
+  if (total > MAX_BYTES_OUTPUT) unsupported(where, `more than ${MAX_BYTES_OUTPUT} bytes of values in one read`);
+  const data = Buffer.allocUnsafe(total);
+  const base = col.addSegment(data, where);
   const src = dict.data;
-  const offsets = col.offsets!;
-  let d = col.dataLen;
-  let v = col.values;
-  offsets[v] = d;
-  for (let k = 0; k < n; k++) {
+  const starts = col.starts!;
+  const ends = col.ends!;
+  let d = 0;
+  for (let k = 0, v = col.values; k < n; k++, v++) {
     const s = dOff[idx[k]!]!;
     const e = dOff[idx[k]! + 1]!;
+    starts[v] = base + d;
     if (e - s < 32) for (let b = s; b < e; b++) data[d++] = src[b]!;
     else {
       data.set(src.subarray(s, e), d);
       d += e - s;
     }
-    offsets[++v] = d;
+    ends[v] = base + d;
   }
-  col.dataLen = d;
 }
 
 /** Decodes the levels and values of one data page (its body already split from the header). */
@@ -524,7 +529,7 @@ function dataPage(col: ColumnBuilder, h: PageHeader, raw: Uint8Array, codec: num
       const idx = col.indexes(present);
       decodeHybrid(page, pos, end, bw, idx, 0, present, 0x7fffffff, `${where}, dictionary indexes`);
       fromDictionary(col, dict, idx, present, where);
-    } else if (col.width === 0) col.offsets![col.values] = col.dataLen;
+    }
   } else {
     unsupported(where, `values in ${ENCODING_NAMES[h.encoding] ?? `encoding ${h.encoding}`}`);
   }
@@ -595,7 +600,6 @@ export function readColumnChunks(footer: ParquetFooter, span: Uint8Array, spanSt
     const info = levels[li]!;
     if (info.maxDefinitionLevel > 255 || info.maxRepetitionLevel > 255) unsupported(where, 'nesting deeper than 255 levels');
     let total = 0;
-    let bytes = 0;
     groups.forEach((rg, k) => {
       const c = rg.columns[li]!;
       const w = chunkWhere(leaf, rowGroups[k]!);
@@ -604,10 +608,9 @@ export function readColumnChunks(footer: ParquetFooter, span: Uint8Array, spanSt
       if (!codecSupported(c.codec)) unsupported(w, `compression codec ${c.codec}`);
       if (c.numValues < 0n || c.totalCompressedSize < 0n) invalid(w, 'negative value count or size');
       total += Number(c.numValues);
-      bytes += Number(c.totalUncompressedSize);
     });
     if (total > MAX_LEVELS_PER_READ) unsupported(where, `${total} values in one read (more than ${MAX_LEVELS_PER_READ}); read fewer row groups at a time`);
-    const col = new ColumnBuilder(li, leaf, info, type, total, bytes);
+    const col = new ColumnBuilder(li, leaf, info, type, total);
     groups.forEach((rg, k) => readChunk(col, rg.columns[li]!, rowGroups[k]!, Number(rg.numRows), span, spanStart));
     return col.result();
   });

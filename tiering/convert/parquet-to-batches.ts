@@ -62,12 +62,26 @@ export interface LoadedFooter {
   nativeFailed?: string;
 }
 
-/** A cache of loaded Parquet footers, keyed by data file location. */
-export type FooterCache = ByteBudgetCache<LoadedFooter>;
+/** Bytes of natively decoded row groups a footer cache keeps by default (see FooterCache.rowGroups). */
+export const DEFAULT_DECODED_ROW_GROUP_BYTES = 16 * 1024 * 1024;
 
-export function createFooterCache(maxBytes: number): FooterCache {
-  // The cost is charged from the encoded length recorded at load time.
-  return new ByteBudgetCache<LoadedFooter>({ maxBytes, sizeOf: (t) => footerCosts.get(t) ?? 4096 });
+/**
+ * A cache of loaded Parquet footers, keyed by data file location, with the row groups most recently decoded
+ * by the native reader beside it under their own byte budget: a consumer reading forward starts each fetch
+ * in the row group where its previous fetch ended (fetches and row groups are both about 1 MiB), so without
+ * them every row group would be range-read and decoded twice.
+ */
+export class FooterCache extends ByteBudgetCache<LoadedFooter> {
+  readonly rowGroups: LRUCache<string, NativeRows> | null;
+  constructor(maxBytes: number, decodedRowGroupBytes: number) {
+    // The cost is charged from the encoded length recorded at load time.
+    super({ maxBytes, sizeOf: (t) => footerCosts.get(t) ?? 4096 });
+    this.rowGroups = decodedRowGroupBytes > 0 ? new LRUCache<string, NativeRows>({ maxSize: decodedRowGroupBytes, sizeCalculation: (r) => Math.max(1, r.bytes) }) : null;
+  }
+}
+
+export function createFooterCache(maxBytes: number, decodedRowGroupBytes = DEFAULT_DECODED_ROW_GROUP_BYTES): FooterCache {
+  return new FooterCache(maxBytes, decodedRowGroupBytes);
 }
 const footerCosts = new WeakMap<LoadedFooter, number>();
 
@@ -137,6 +151,11 @@ export interface RemoteFetchRequest {
    * 'parquet-wasm' force one path (tests and benchmarks compare them).
    */
   readonly decoder?: RowDecoder;
+  /**
+   * Whether natively decoded row groups are taken from and kept in `footers` (default true): a consumer
+   * reading forward then decodes each row group once (see FooterCache).
+   */
+  readonly reuseDecodedRowGroups?: boolean;
 }
 
 export type RowDecoder = 'auto' | 'native' | 'parquet-wasm';
@@ -237,10 +256,11 @@ function nativeLeaves(footer: ParquetFooter): NativeLeaves {
   };
 }
 
-/** Byte-array values: value i is data[offsets[i], offsets[i + 1]). */
+/** Byte-array values: value i is data[starts[i], ends[i]). */
 interface Bytes {
   readonly data: Buffer;
-  readonly offsets: Int32Array;
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
 }
 
 /**
@@ -249,6 +269,8 @@ interface Bytes {
  */
 interface NativeRows {
   readonly rows: number;
+  /** Memory held (value buffers and arrays), for the decoded row group budget. */
+  readonly bytes: number;
   readonly offset: Int32Array;
   readonly offsetAt: Int32Array | null;
   readonly timestamp: Int32Array;
@@ -339,8 +361,14 @@ function decodeNative(leaves: NativeLeaves, span: Uint8Array, spanStart: number,
   }
   if (row + 1 !== rows) mismatch(`headers column has ${row + 1} rows where the others have ${rows}`);
   headerStart[rows] = elements;
+  let bytes = 0;
+  for (const c of [offset, timestamp, key, value, raw, attributes, tsDelta, hk, hv]) {
+    bytes += c.values.kind === 'bytes' ? c.values.data.byteLength + 8 * c.numValues : c.values.data.byteLength;
+  }
+  bytes += 4 * (rows * 7 + hValueAt.length);
   return {
     rows,
+    bytes,
     offset: intsOf(offset),
     offsetAt: valueIndex(offset, rows),
     timestamp: intsOf(timestamp),
@@ -375,25 +403,48 @@ function int64Safe(pairs: Int32Array, i: number, what: string): number {
   return int64At(pairs, i);
 }
 
+/** The decoded rows of one row group, starting at row `firstRow` of the data file. */
+interface NativePart {
+  readonly firstRow: number;
+  readonly rows: NativeRows;
+}
+
 /**
- * Writes batch `b`'s records section into out[start, start + b.recordsBytes) from decoded rows (row
- * `rowBase` of the file is row 0 of `n`), byte-identical to the original's: raw_record bytes when present,
- * else the record encoded from the typed columns. Throws INDEX_MISMATCH unless it is exactly that long.
+ * Writes batch `b`'s records section into out[start, start + b.recordsBytes) from decoded row groups,
+ * byte-identical to the original's: raw_record bytes when present, else the record encoded from the typed
+ * columns. Throws INDEX_MISMATCH unless it is exactly that long.
  */
-function writeRecordsSection(n: NativeRows, b: IndexedBatch, rowBase: number, out: Buffer, start: number): void {
+function writeRecordsSection(parts: readonly NativePart[], b: IndexedBatch, out: Buffer, start: number): void {
   const end = start + b.recordsBytes;
+  let p = start;
+  let row = b.firstRow;
+  const stop = b.firstRow + b.recordsCount;
+  // A batch may straddle row groups: write the rows of each part in turn.
+  for (const part of parts) {
+    if (row >= stop) break;
+    const partEnd = part.firstRow + part.rows.rows;
+    if (row >= partEnd) continue;
+    if (row < part.firstRow) break;
+    const to = Math.min(stop, partEnd);
+    p = writeRows(part.rows, row - part.firstRow, to - row, b, out, p, end);
+    row = to;
+  }
+  if (row !== stop) mismatch(`rows ${b.firstRow}..${stop - 1} are not all in the row groups read`);
+  if (p !== end) mismatch(`batch at offset ${b.baseOffset} rebuilt to ${p - start} bytes of records, the index recorded ${b.recordsBytes}`);
+}
+
+/** Writes `count` records from row `first` of `n` at out[p...] (not past `end`); returns the position after them. */
+function writeRows(n: NativeRows, first: number, count: number, b: IndexedBatch, out: Buffer, start: number, end: number): number {
   const baseOffset = Number(b.baseOffset);
   const baseTs = Number(b.baseTimestamp);
   const { offset, offsetAt, timestamp, timestampAt, key, keyAt, value, valueAt, raw, rawAt, attributes, attributesAt, timestampDelta, timestampDeltaAt, headerStart, hKey, hValue, hValueAt } = n;
   const over = (): never => mismatch(`batch at offset ${b.baseOffset} rebuilds to more than the ${b.recordsBytes} bytes of records its index recorded`);
   let p = start;
-  const first = b.firstRow - rowBase;
-  if (first < 0 || first + b.recordsCount > n.rows) mismatch(`rows ${b.firstRow}..${b.firstRow + b.recordsCount - 1} are not all in the row groups read`);
-  for (let row = first, last = first + b.recordsCount; row < last; row++) {
+  for (let row = first, last = first + count; row < last; row++) {
     const ri = rawAt === null ? row : rawAt[row]!;
     if (ri >= 0) {
-      const s = raw.offsets[ri]!;
-      const e = raw.offsets[ri + 1]!;
+      const s = raw.starts[ri]!;
+      const e = raw.ends[ri]!;
       if (p + (e - s) > end) over();
       copyBytes(raw.data, s, e, out, p);
       p += e - s;
@@ -411,18 +462,18 @@ function writeRecordsSection(n: NativeRows, b: IndexedBatch, rowBase: number, ou
     const ai = attributesAt === null ? row : attributesAt[row]!;
     const attrs = ai >= 0 ? attributes[ai]! & 0xff : 0;
     const ki = keyAt === null ? row : keyAt[row]!;
-    const ks = ki >= 0 ? key.offsets[ki]! : 0;
-    const kl = ki >= 0 ? key.offsets[ki + 1]! - ks : -1;
+    const ks = ki >= 0 ? key.starts[ki]! : 0;
+    const kl = ki >= 0 ? key.ends[ki]! - ks : -1;
     const vi = valueAt === null ? row : valueAt[row]!;
-    const vs = vi >= 0 ? value.offsets[vi]! : 0;
-    const vl = vi >= 0 ? value.offsets[vi + 1]! - vs : -1;
+    const vs = vi >= 0 ? value.starts[vi]! : 0;
+    const vl = vi >= 0 ? value.ends[vi]! - vs : -1;
     const h0 = headerStart[row]!;
     const h1 = headerStart[row + 1]!;
     let body = 1 + sizeOfVarlongNumber(tsDelta) + sizeOfVarint(offsetDelta) + sizeOfVarint(kl) + (kl > 0 ? kl : 0) + sizeOfVarint(vl) + (vl > 0 ? vl : 0) + sizeOfVarint(h1 - h0);
     for (let h = h0; h < h1; h++) {
-      const hkl = hKey.offsets[h + 1]! - hKey.offsets[h]!;
+      const hkl = hKey.ends[h]! - hKey.starts[h]!;
       const hvi = hValueAt[h]!;
-      const hvl = hvi >= 0 ? hValue.offsets[hvi + 1]! - hValue.offsets[hvi]! : -1;
+      const hvl = hvi >= 0 ? hValue.ends[hvi]! - hValue.starts[hvi]! : -1;
       body += sizeOfVarint(hkl) + hkl + sizeOfVarint(hvl) + (hvl > 0 ? hvl : 0);
     }
     if (p + sizeOfVarint(body) + body > end) over();
@@ -442,36 +493,46 @@ function writeRecordsSection(n: NativeRows, b: IndexedBatch, rowBase: number, ou
     }
     p = writeVarint(out, p, h1 - h0);
     for (let h = h0; h < h1; h++) {
-      const hs = hKey.offsets[h]!;
-      const hkl = hKey.offsets[h + 1]! - hs;
+      const hs = hKey.starts[h]!;
+      const hkl = hKey.ends[h]! - hs;
       p = writeVarint(out, p, hkl);
       copyBytes(hKey.data, hs, hs + hkl, out, p);
       p += hkl;
       const hvi = hValueAt[h]!;
       if (hvi < 0) p = writeVarint(out, p, -1);
       else {
-        const vs2 = hValue.offsets[hvi]!;
-        const hvl = hValue.offsets[hvi + 1]! - vs2;
+        const vs2 = hValue.starts[hvi]!;
+        const hvl = hValue.ends[hvi]! - vs2;
         p = writeVarint(out, p, hvl);
         copyBytes(hValue.data, vs2, vs2 + hvl, out, p);
         p += hvl;
       }
     }
   }
-  if (p !== end) mismatch(`batch at offset ${b.baseOffset} rebuilt to ${p - start} bytes of records, the index recorded ${b.recordsBytes}`);
+  return p;
+}
+
+/** Whether batch `b` is rebuilt uncompressed (so exactly 61 + recordsBytes long). */
+function rebuiltUncompressed(b: IndexedBatch, compression: RebuildCompression): boolean {
+  return compression === 'none' || (b.attributes & ATTR_COMPRESSION_MASK) === 0;
 }
 
 /** A batch rebuilt from natively decoded rows: the records written in place behind the header. */
-function nativeBatch(n: NativeRows, b: IndexedBatch, rowBase: number, compression: RebuildCompression): Buffer {
-  if (compression === 'original' && compressionOf(b.attributes) !== 'none') {
+function nativeBatch(parts: readonly NativePart[], b: IndexedBatch, compression: RebuildCompression): Buffer {
+  if (!rebuiltUncompressed(b, compression)) {
     const section = Buffer.allocUnsafe(b.recordsBytes);
-    writeRecordsSection(n, b, rowBase, section, 0);
+    writeRecordsSection(parts, b, section, 0);
     return assembleBatch(b, section, compression);
   }
   const buf = Buffer.allocUnsafe(BATCH_HEADER_SIZE + b.recordsBytes);
-  writeRecordsSection(n, b, rowBase, buf, BATCH_HEADER_SIZE);
-  writeBatchHeader(buf, b, b.attributes & ~ATTR_COMPRESSION_MASK);
+  writeNativeBatchAt(parts, b, buf, 0);
   return buf;
+}
+
+/** Writes uncompressed batch `b` (61 + recordsBytes bytes) at buf[at...]: records, then header and CRC. */
+function writeNativeBatchAt(parts: readonly NativePart[], b: IndexedBatch, buf: Buffer, at: number): void {
+  writeRecordsSection(parts, b, buf, at + BATCH_HEADER_SIZE);
+  writeBatchHeader(buf, at, BATCH_HEADER_SIZE + b.recordsBytes, b, b.attributes & ~ATTR_COMPRESSION_MASK);
 }
 
 /** Typed views of one Arrow chunk's columns. */
@@ -598,33 +659,33 @@ export function assembleBatch(b: IndexedBatch, section: Buffer, compression: Reb
   const attributes = keep ? b.attributes : b.attributes & ~ATTR_COMPRESSION_MASK;
   const buf = Buffer.allocUnsafe(BATCH_HEADER_SIZE + body.length);
   body.copy(buf, BATCH_HEADER_SIZE);
-  writeBatchHeader(buf, b, attributes);
+  writeBatchHeader(buf, 0, buf.length, b, attributes);
   return buf;
 }
 
-/** Fills the 61-byte v2 header of `buf` (records already behind it) from the index and sets the CRC. */
-function writeBatchHeader(buf: Buffer, b: IndexedBatch, attributes: number): void {
-  buf.writeBigInt64BE(b.baseOffset, BATCH_OFFSETS.baseOffset);
-  buf.writeInt32BE(buf.length - BATCH_LOG_OVERHEAD, BATCH_OFFSETS.batchLength);
-  buf.writeInt32BE(b.partitionLeaderEpoch, BATCH_OFFSETS.partitionLeaderEpoch);
-  buf.writeInt8(MAGIC_V2, BATCH_OFFSETS.magic);
-  buf.writeInt16BE(attributes, BATCH_OFFSETS.attributes);
-  buf.writeInt32BE(b.lastOffsetDelta, BATCH_OFFSETS.lastOffsetDelta);
-  buf.writeBigInt64BE(b.baseTimestamp, BATCH_OFFSETS.baseTimestamp);
-  buf.writeBigInt64BE(b.maxTimestamp, BATCH_OFFSETS.maxTimestamp);
-  buf.writeBigInt64BE(b.producerId, BATCH_OFFSETS.producerId);
-  buf.writeInt16BE(b.producerEpoch, BATCH_OFFSETS.producerEpoch);
-  buf.writeInt32BE(b.baseSequence, BATCH_OFFSETS.baseSequence);
-  buf.writeInt32BE(b.recordsCount, BATCH_OFFSETS.recordsCount);
-  writeBatchCrc(buf, 0);
+/** Fills the 61-byte v2 header of the `size`-byte batch at buf[at...] (records already behind it) and sets the CRC. */
+function writeBatchHeader(buf: Buffer, at: number, size: number, b: IndexedBatch, attributes: number): void {
+  buf.writeBigInt64BE(b.baseOffset, at + BATCH_OFFSETS.baseOffset);
+  buf.writeInt32BE(size - BATCH_LOG_OVERHEAD, at + BATCH_OFFSETS.batchLength);
+  buf.writeInt32BE(b.partitionLeaderEpoch, at + BATCH_OFFSETS.partitionLeaderEpoch);
+  buf.writeInt8(MAGIC_V2, at + BATCH_OFFSETS.magic);
+  buf.writeInt16BE(attributes, at + BATCH_OFFSETS.attributes);
+  buf.writeInt32BE(b.lastOffsetDelta, at + BATCH_OFFSETS.lastOffsetDelta);
+  buf.writeBigInt64BE(b.baseTimestamp, at + BATCH_OFFSETS.baseTimestamp);
+  buf.writeBigInt64BE(b.maxTimestamp, at + BATCH_OFFSETS.maxTimestamp);
+  buf.writeBigInt64BE(b.producerId, at + BATCH_OFFSETS.producerId);
+  buf.writeInt16BE(b.producerEpoch, at + BATCH_OFFSETS.producerEpoch);
+  buf.writeInt32BE(b.baseSequence, at + BATCH_OFFSETS.baseSequence);
+  buf.writeInt32BE(b.recordsCount, at + BATCH_OFFSETS.recordsCount);
+  writeBatchCrc(buf, at);
 }
 
 /** The batches of decoded row groups: natively decoded rows, or the parquet-wasm table's rows. */
-type DecodedRows = { readonly kind: 'native'; readonly rows: NativeRows } | { readonly kind: 'parquet-wasm'; readonly cursor: RowCursor };
+type DecodedRows = { readonly kind: 'native'; readonly parts: readonly NativePart[] } | { readonly kind: 'parquet-wasm'; readonly cursor: RowCursor };
 
 /** Rebuilds data batch `b` from decoded rows; throws INDEX_MISMATCH when its records are not recordsBytes long. */
 function rebuildBatch(d: DecodedRows, b: IndexedBatch, rowBase: number, compression: RebuildCompression): Buffer {
-  if (d.kind === 'native') return nativeBatch(d.rows, b, rowBase, compression);
+  if (d.kind === 'native') return nativeBatch(d.parts, b, compression);
   const section = recordsSection(b, d.cursor, rowBase);
   if (section.length !== b.recordsBytes) {
     throw new TieringConvertError('INDEX_MISMATCH', `batch at offset ${b.baseOffset} rebuilt to ${section.length} bytes of records, the index recorded ${b.recordsBytes}; the data file does not match its index`);
@@ -633,16 +694,44 @@ function rebuildBatch(d: DecodedRows, b: IndexedBatch, rowBase: number, compress
 }
 
 /**
- * Decodes row groups [rgA, rgB] from their bytes: natively unless the request or the file says otherwise;
- * on UNSUPPORTED_TYPE from the native reader (encodings or codecs of other writers) with parquet-wasm, and
- * the file is remembered as such.
+ * Row groups [rgA, rgB] of a fetch, decoded: natively unless the request or the file says otherwise, using
+ * and filling the footer cache's decoded row groups, range-reading only the row groups not found there; on
+ * UNSUPPORTED_TYPE from the native reader (encodings or codecs of other writers) with parquet-wasm, and the
+ * file is remembered as such. Returns the rows and the data bytes read.
  */
-function decodeRowGroups(footer: LoadedFooter, span: Buffer, spanStart: number, rgA: number, rgB: number, decoder: RowDecoder): DecodedRows {
+async function decodeRowGroups(req: RemoteFetchRequest, location: string, rgA: number, rgB: number): Promise<{ decoded: DecodedRows; bytesRead: number }> {
+  const { index } = req;
+  const decoder = req.decoder ?? 'auto';
+  const groups = index.rowGroups;
+  const read = (x: number, y: number): Promise<Buffer> => req.io.getRange(location, groups[x]!.byteStart, groups[y]!.byteStart + groups[y]!.byteLength - groups[x]!.byteStart);
+  const memo = decoder !== 'parquet-wasm' && req.reuseDecodedRowGroups !== false ? (req.footers?.rowGroups ?? null) : null;
+  const key = (g: number): string => `${location}#${g}`;
+  const parts: (NativePart | undefined)[] = [];
+  let m0 = -1;
+  let m1 = -1;
+  for (let g = rgA; g <= rgB; g++) {
+    const hit = memo?.get(key(g));
+    parts.push(hit && { firstRow: groups[g]!.firstRow, rows: hit });
+    if (!hit) {
+      if (m0 < 0) m0 = g;
+      m1 = g;
+    }
+  }
+  if (m0 < 0) return { decoded: { kind: 'native', parts: parts as NativePart[] }, bytesRead: 0 };
+  const [footer, span] = await Promise.all([loadFooter(req.io, location, index, req.footers), read(m0, m1)]);
+  let bytesRead = span.length;
   if (decoder !== 'parquet-wasm') {
     const reason = footer.native === null ? (footer.nativeUnavailable ?? 'footer unreadable') : footer.nativeFailed;
     if (reason === undefined) {
       try {
-        return { kind: 'native', rows: decodeNative(footer.native!, span, spanStart, rgA, rgB) };
+        for (let g = m0; g <= m1; g++) {
+          if (parts[g - rgA] !== undefined) continue;
+          const rows = decodeNative(footer.native!, span, groups[m0]!.byteStart, g, g);
+          if (rows.rows !== groups[g]!.numRows) mismatch(`row group ${g} holds ${rows.rows} rows, the index says ${groups[g]!.numRows}`);
+          memo?.set(key(g), rows);
+          parts[g - rgA] = { firstRow: groups[g]!.firstRow, rows };
+        }
+        return { decoded: { kind: 'native', parts: parts as NativePart[] }, bytesRead };
       } catch (err) {
         if (!(err instanceof ParquetError && err.code === 'UNSUPPORTED_TYPE') || decoder === 'native') throw err;
         footer.nativeFailed = err.message;
@@ -651,8 +740,13 @@ function decodeRowGroups(footer: LoadedFooter, span: Buffer, spanStart: number, 
       throw new ParquetError('UNSUPPORTED_TYPE', `the native column reader cannot read this data file: ${reason}`);
     }
   }
-  const table = readParquetTable(sliceParquetFile(footer.tree, rgA, rgB, span, spanStart), { batchSize: 1 << 20 });
-  return { kind: 'parquet-wasm', cursor: new RowCursor(table) };
+  let full = span;
+  if (m0 !== rgA || m1 !== rgB) {
+    full = await read(rgA, rgB);
+    bytesRead += full.length;
+  }
+  const table = readParquetTable(sliceParquetFile(footer.tree, rgA, rgB, full, groups[rgA]!.byteStart), { batchSize: 1 << 20 });
+  return { decoded: { kind: 'parquet-wasm', cursor: new RowCursor(table) }, bytesRead };
 }
 
 /**
@@ -685,14 +779,31 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
     if (rgA < 0 || rgB < 0) throw new TieringConvertError('INDEX_MISMATCH', `rows ${firstRow}..${lastRow} are in no row group of the index; rebuild the index`);
     const a = index.rowGroups[rgA]!;
     const z = index.rowGroups[rgB]!;
-    const [footer, span] = await Promise.all([
-      loadFooter(req.io, location, index, req.footers),
-      req.io.getRange(location, a.byteStart, z.byteStart + z.byteLength - a.byteStart),
-    ]);
-    bytesRead = span.length;
-    decoded = decodeRowGroups(footer, span, a.byteStart, rgA, rgB, req.decoder ?? 'auto');
+    ({ decoded, bytesRead } = await decodeRowGroups(req, location, rgA, rgB));
     rowBase = a.firstRow;
     rowEnd = z.firstRow + z.numRows;
+  }
+  const lastBatch = batches[batches.length - 1]!;
+  const nextOffset = lastBatch.baseOffset + BigInt(lastBatch.lastOffsetDelta) + 1n;
+  // Without a batch cache, natively rebuilt uncompressed batches are written straight into the response.
+  if (!cache && decoded !== null && decoded.kind === 'native' && batches.every((b) => b.stored !== null || rebuiltUncompressed(b, compression))) {
+    let total = 0;
+    let count = 0;
+    for (const b of batches) {
+      if (b.stored === null && b.recordsCount === 0) continue;
+      total += b.stored !== null ? b.stored.length : BATCH_HEADER_SIZE + b.recordsBytes;
+      count++;
+    }
+    const records = Buffer.allocUnsafe(total);
+    let p = 0;
+    for (const b of batches) {
+      if (b.stored !== null) p += b.stored.copy(records, p);
+      else if (b.recordsCount > 0) {
+        writeNativeBatchAt(decoded.parts, b, records, p);
+        p += BATCH_HEADER_SIZE + b.recordsBytes;
+      }
+    }
+    return { records, batchCount: count, nextOffset, bytesRead, decodedWith: 'native' };
   }
   const out: Buffer[] = [];
   for (let i = 0; i < batches.length; i++) {
@@ -731,13 +842,12 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
       cache.set(key, rebuilt);
     }
   }
-  const lastBatch = batches[batches.length - 1]!;
   return {
     // Cached buffers are shared between fetches: hand out a copy, so a caller that writes into its
     // response (or keeps it) cannot change what the next fetch gets.
     records: out.length === 1 && !cache ? out[0]! : Buffer.concat(out),
     batchCount: out.length,
-    nextOffset: lastBatch.baseOffset + BigInt(lastBatch.lastOffsetDelta) + 1n,
+    nextOffset,
     bytesRead,
     decodedWith: decoded === null ? null : decoded.kind,
   };

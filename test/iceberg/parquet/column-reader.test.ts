@@ -133,7 +133,7 @@ function valueAt(c: DecodedColumn, i: number, asString: boolean): Cell {
     assert.ok(int64IsSafe(vals.data, i));
     return BigInt(int64At(vals.data, i));
   }
-  const b = vals.data.subarray(vals.offsets[i]!, vals.offsets[i + 1]!);
+  const b = vals.data.subarray(vals.starts[i]!, vals.ends[i]!);
   return asString ? b.toString('utf8') : new Uint8Array(b);
 }
 

@@ -162,3 +162,34 @@ test('a file the native reader does not support (DELTA encodings) falls back to 
     (e: unknown) => e instanceof ParquetError && e.code === 'UNSUPPORTED_TYPE' && /DELTA/.test(e.message),
   );
 });
+
+test('a forward reader range-reads and decodes each row group once: the footer cache keeps the last decoded row groups', async (t) => {
+  const x = await tier(t, 'zstd');
+  const f = x.files.find((y) => y.index.rowGroups.length > 3)!;
+  const spanOfAll = f.index.rowGroups.reduce((n, rg) => n + rg.byteLength, 0);
+  const forward = async (reuse: boolean, decodedBytes?: number) => {
+    const footers = createFooterCache(1 << 20, decodedBytes);
+    let offset = f.index.baseOffset;
+    let read = 0;
+    const out: Buffer[] = [];
+    while (offset <= f.index.lastOffset) {
+      const r = await fetchFromParquet({ io: x.io, tableLocation: x.table, index: f.index, fetchOffset: offset, maxBytes: 6000, footers, reuseDecodedRowGroups: reuse });
+      read += r.bytesRead;
+      out.push(r.records);
+      offset = r.nextOffset;
+    }
+    return { read, bytes: Buffer.concat(out), kept: footers.rowGroups?.size ?? 0 };
+  };
+  const reused = await forward(true);
+  const fresh = await forward(false);
+  const none = await forward(true, 0);
+  assert.ok(reused.bytes.equals(fresh.bytes) && none.bytes.equals(fresh.bytes), 'the same batches either way');
+  assert.equal(reused.read, spanOfAll, 'every row group read exactly once');
+  assert.ok(fresh.read > spanOfAll, `without reuse row groups are read again (${fresh.read} > ${spanOfAll})`);
+  assert.equal(none.read, fresh.read, 'a zero budget keeps nothing');
+  assert.ok(reused.kept > 0 && none.kept === 0);
+  // The budget bounds what is kept.
+  const small = await forward(true, 1);
+  assert.ok(small.bytes.equals(fresh.bytes));
+  assert.equal(small.kept, 0, 'a row group larger than the budget is not kept');
+});
