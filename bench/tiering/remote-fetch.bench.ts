@@ -1,13 +1,15 @@
 // Fetch from Parquet against hot-log fetch of the same data, in one run:
 //   hot:    PartitionLog.read of the segment on local disk (page cache), 1 MiB fetches from offset 0 to the end;
 //   cold:   ConvertCodec.readSegment (the plugin's read path) with the batch cache off: every fetch range-reads
-//           its row groups, decodes Parquet and rebuilds batches (index and footer caches warm after the
-//           first fetch, as for any partition being consumed);
+//           the row groups it needs, decodes Parquet and rebuilds batches (index and footer caches warm after
+//           the first fetch, as for any partition being consumed; the footer cache keeps the last decoded row
+//           groups, so the row group a fetch ends in is not read and decoded again by the next);
 //   first pass with the batch cache on: a fresh codec, so only read-ahead within decoded row groups helps;
 //   cached: the same with the rebuilt-batch cache holding the range (a second pass over it);
 //   cold, native / cold, parquet-wasm: fetchFromParquet on the same index without a batch cache, forcing one
 //           row-group decoder: the native column reader (what 'auto' uses for Floe's files) or the
-//           parquet-wasm fallback (files of other writers).
+//           parquet-wasm fallback (files of other writers); 'no reuse' also turns off the decoded row groups
+//           the footer cache keeps, so every fetch range-reads and decodes all the row groups it touches.
 // Throughput is MB/s of log bytes (the segment's size over the time to walk all its offsets), so both paths
 // are charged for the same records although rebuilt batches are sent uncompressed. First-byte latency: one
 // 1 MiB fetch at each of N spread offsets, against a fresh codec (nothing cached: index, footer, data), then
@@ -82,10 +84,10 @@ async function main(): Promise<void> {
   const hot: Reader = (offset) => log.read(offset, FETCH, { maxOffset: end });
   if (converted.indexFiles.length !== 1) throw new Error(`expected one data file, got ${converted.indexFiles.length}; raise the target file size`);
   const index = decodeSegmentIndex(await io.get(converted.indexFiles[0]!));
-  const direct = (decoder: RowDecoder): Reader => {
+  const direct = (decoder: RowDecoder, reuseDecodedRowGroups = true): Reader => {
     const footers = createFooterCache(1 << 20);
     return async (offset) => {
-      const r = await fetchFromParquet({ io, tableLocation, index, fetchOffset: BigInt(offset), maxBytes: FETCH, footers, decoder });
+      const r = await fetchFromParquet({ io, tableLocation, index, fetchOffset: BigInt(offset), maxBytes: FETCH, footers, decoder, reuseDecodedRowGroups });
       return { records: r.records, nextOffset: Number(r.nextOffset) };
     };
   };
@@ -100,7 +102,7 @@ async function main(): Promise<void> {
   const nativeBytes = await walk(direct('native'), end);
   const wasmBytes = await walk(direct('parquet-wasm'), end);
   if (nativeBytes !== rebuiltBytes || wasmBytes !== rebuiltBytes) throw new Error(`decoders disagree: ${nativeBytes} native, ${wasmBytes} parquet-wasm, ${rebuiltBytes} plugin bytes`);
-  const t = { hot: [] as number[], cold: [] as number[], ahead: [] as number[], cached: [] as number[], native: [] as number[], wasm: [] as number[] };
+  const t = { hot: [] as number[], cold: [] as number[], ahead: [] as number[], cached: [] as number[], native: [] as number[], noReuse: [] as number[], wasm: [] as number[] };
   for (let r = 0; r < RUNS; r++) {
     t.hot.push(logMB / (await seconds(() => walk(hot, end))));
     t.cold.push(logMB / (await seconds(() => walk(plugin(coldCodec), end))));
@@ -108,6 +110,7 @@ async function main(): Promise<void> {
     t.ahead.push(logMB / (await seconds(() => walk(plugin(fresh), end))));
     t.cached.push(logMB / (await seconds(() => walk(plugin(cachedCodec), end))));
     t.native.push(logMB / (await seconds(() => walk(direct('native'), end))));
+    t.noReuse.push(logMB / (await seconds(() => walk(direct('native', false), end))));
     t.wasm.push(logMB / (await seconds(() => walk(direct('parquet-wasm'), end))));
   }
   const h = median(t.hot);
@@ -121,6 +124,7 @@ async function main(): Promise<void> {
         ['remote, first pass, batch cache on (read-ahead)', median(t.ahead).toFixed(0), t.ahead.map((x) => x.toFixed(0)).join(' '), (median(t.ahead) / h).toFixed(2)],
         ['remote, cached', median(t.cached).toFixed(0), t.cached.map((x) => x.toFixed(0)).join(' '), (median(t.cached) / h).toFixed(2)],
         ['remote, cold, native decoder (fetchFromParquet)', median(t.native).toFixed(0), t.native.map((x) => x.toFixed(0)).join(' '), (median(t.native) / h).toFixed(2)],
+        ['remote, cold, native decoder, no row group reuse', median(t.noReuse).toFixed(0), t.noReuse.map((x) => x.toFixed(0)).join(' '), (median(t.noReuse) / h).toFixed(2)],
         ['remote, cold, parquet-wasm fallback', median(t.wasm).toFixed(0), t.wasm.map((x) => x.toFixed(0)).join(' '), (median(t.wasm) / h).toFixed(2)],
       ],
     ),

@@ -361,9 +361,11 @@ function decodeNative(leaves: NativeLeaves, span: Uint8Array, spanStart: number,
   }
   if (row + 1 !== rows) mismatch(`headers column has ${row + 1} rows where the others have ${rows}`);
   headerStart[rows] = elements;
+  // Byte-array values are views of whole decompressed pages, or of the read span for uncompressed pages:
+  // charge the memory they keep alive (a span shared by several row groups is charged to each).
   let bytes = 0;
   for (const c of [offset, timestamp, key, value, raw, attributes, tsDelta, hk, hv]) {
-    bytes += c.values.kind === 'bytes' ? c.values.data.byteLength + 8 * c.numValues : c.values.data.byteLength;
+    bytes += c.values.kind === 'bytes' ? c.values.data.buffer.byteLength + 8 * c.numValues : c.values.data.byteLength;
   }
   bytes += 4 * (rows * 7 + hValueAt.length);
   return {
