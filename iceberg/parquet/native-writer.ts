@@ -28,6 +28,8 @@ const ConvertedType = { UTF8: 0, MAP: 1, LIST: 3, DATE: 6, TIME_MICROS: 8, TIMES
 const Encoding = { PLAIN: 0, RLE: 3 } as const;
 const PAGE_DATA = 0;
 const MAGIC = Buffer.from('PAR1', 'latin1');
+/** Most rows shredded between two page-size checks. */
+const MAX_STEP = 1024;
 const REQUIRED = 0;
 const OPTIONAL = 1;
 const REPEATED = 2;
@@ -215,7 +217,19 @@ class Leaf {
       case PhysicalType.INT32: {
         const src = data.values as Int32Array;
         v.bytes(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), start * 4, end * 4);
-        for (let k = start; k < end; k++) this.stat(src[k]! >> 31, src[k]! | 0);
+        if (end <= start) return;
+        let lo = this.hasMinMax ? this.minLo | 0 : src[start]!;
+        let hi = this.hasMinMax ? this.maxLo | 0 : src[start]!;
+        for (let k = start; k < end; k++) {
+          const x = src[k]!;
+          if (x < lo) lo = x;
+          else if (x > hi) hi = x;
+        }
+        this.hasMinMax = true;
+        this.minHi = lo >> 31;
+        this.minLo = lo >>> 0;
+        this.maxHi = hi >> 31;
+        this.maxLo = hi >>> 0;
         return;
       }
       case PhysicalType.INT64: {
@@ -251,13 +265,30 @@ class Leaf {
       case PhysicalType.BYTE_ARRAY: {
         const offs = data.valueOffsets as Int32Array;
         const bytes = data.values as Uint8Array;
+        const n = end - start;
+        if (n <= 0) return;
+        const first = offs[start]!;
+        const total = offs[end]! - first;
+        // The values are contiguous in Arrow: copy them in one call past room for the n length prefixes,
+        // then move each down into place (copyWithin: no view per value) and write its length before it.
+        v.ensure(4 * n + total);
+        const b = v.buf;
+        const base = v.pos;
+        b.set(bytes.subarray(first, first + total), base + 4 * n);
         for (let k = start; k < end; k++) {
-          const s = offs[k]!;
-          const e = offs[k + 1]!;
-          v.u32le(e - s);
-          v.bytes(bytes, s, e);
-          this.statBytes(bytes, s, e);
+          const s0 = offs[k]!;
+          const e0 = offs[k + 1]!;
+          const len = e0 - s0;
+          const at = base + 4 * (k - start) + (s0 - first);
+          b[at] = len & 0xff;
+          b[at + 1] = (len >>> 8) & 0xff;
+          b[at + 2] = (len >>> 16) & 0xff;
+          b[at + 3] = len >>> 24;
+          const from = base + 4 * n + (s0 - first);
+          if (from !== at + 4 && len > 0) b.copyWithin(at + 4, from, from + len);
+          this.statBytes(bytes, s0, e0);
         }
+        v.pos = base + 4 * n + total;
         return;
       }
       case PhysicalType.FIXED_LEN_BYTE_ARRAY: {
@@ -621,6 +652,7 @@ export class NativeParquetWriter {
   private readonly groups: ((w: CompactWriter) => void)[] = [];
   private readonly scratch = new ByteSink(1 << 20);
   private readonly pageBytes: number;
+  private step = MAX_STEP;
 
   constructor(
     private readonly schema: StructType,
@@ -642,12 +674,21 @@ export class NativeParquetWriter {
     let row = 0;
     while (row < batch.numRows) {
       const take = Math.min(batch.numRows - row, this.options.rowGroupRows - this.rowsInGroup);
-      // Rows in steps, so pages close near their size target at a row boundary.
-      const step = 1024;
-      for (let s = row; s < row + take; s += step) {
-        const e = Math.min(row + take, s + step);
+      // Rows in steps, so pages close near their size target at a row boundary. The step adapts to the
+      // data: large values (Kafka allows ~1 MB) shrink it, so a page is never many times its target.
+      for (let s = row; s < row + take; ) {
+        const e = Math.min(row + take, s + this.step);
+        let before = 0;
+        for (const l of this.leaves) before += l.values.pos;
         for (let c = 0; c < this.roots.length; c++) visitRows(this.roots[c]!, cols[c]!, s, e, 0);
-        for (const l of this.leaves) if (l.values.pos >= this.pageBytes) l.closePage(this.options.codec, this.scratch);
+        let added = -before;
+        for (const l of this.leaves) {
+          added += l.values.pos;
+          if (l.values.pos >= this.pageBytes) l.closePage(this.options.codec, this.scratch);
+        }
+        if (added > this.pageBytes / 4) this.step = Math.max(1, Math.floor(this.step / 2));
+        else if (added < this.pageBytes / 16 && this.step < MAX_STEP) this.step *= 2;
+        s = e;
       }
       row += take;
       this.rowsInGroup += take;
