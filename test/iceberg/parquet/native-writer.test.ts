@@ -16,6 +16,7 @@ import { icebergToArrowSchema } from '../../../iceberg/parquet/arrow-schema.js';
 import { ParquetError } from '../../../iceberg/parquet/errors.js';
 import { nativeWriterSupports } from '../../../iceberg/parquet/native-writer.js';
 import { PhysicalType } from '../../../iceberg/parquet/footer.js';
+import { prng } from '../../protocol/helpers/random-values.js';
 
 const schema: Schema = {
   type: 'struct',
@@ -68,20 +69,8 @@ const schema: Schema = {
   ],
 };
 
-/** A small deterministic PRNG (mulberry32), so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function sampleTable(rows: number, seed: number): arrow.Table {
-  const r = rng(seed);
+  const r = prng(seed); // seeded, so a failure reproduces
   const maybe = <T>(p: number, f: () => T): T | null => (r() < p ? null : f());
   const int = (lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
   const bytes = (max: number): Uint8Array => Uint8Array.from({ length: int(0, max) }, () => int(0, 255));
