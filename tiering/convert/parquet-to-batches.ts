@@ -66,10 +66,10 @@ export interface LoadedFooter {
 export const DEFAULT_DECODED_ROW_GROUP_BYTES = 16 * 1024 * 1024;
 
 /**
- * A cache of loaded Parquet footers, keyed by data file location, with the row groups most recently decoded
- * by the native reader beside it under their own byte budget: a consumer reading forward starts each fetch
- * in the row group where its previous fetch ended (fetches and row groups are both about 1 MiB), so without
- * them every row group would be range-read and decoded twice.
+ * A cache of loaded Parquet footers, keyed by data file location, with natively decoded row groups beside it
+ * under their own byte budget: the row group each fetch ended in, since a consumer reading forward starts
+ * its next fetch there (fetches and row groups are both about 1 MiB), so without it every row group would be
+ * range-read and decoded twice. One entry per reader in the middle of a file; the budget bounds how many.
  */
 export class FooterCache extends ByteBudgetCache<LoadedFooter> {
   readonly rowGroups: LRUCache<string, NativeRows> | null;
@@ -714,6 +714,9 @@ async function decodeRowGroups(req: RemoteFetchRequest, location: string, rgA: n
   for (let g = rgA; g <= rgB; g++) {
     const hit = memo?.get(key(g));
     parts.push(hit && { firstRow: groups[g]!.firstRow, rows: hit });
+    // Only the row group a fetch ends in is kept: the reader has moved past the others, and short-lived
+    // entries keep memory (and garbage collection) low.
+    if (hit && g < rgB) memo!.delete(key(g));
     if (!hit) {
       if (m0 < 0) m0 = g;
       m1 = g;
@@ -730,7 +733,7 @@ async function decodeRowGroups(req: RemoteFetchRequest, location: string, rgA: n
           if (parts[g - rgA] !== undefined) continue;
           const rows = decodeNative(footer.native!, span, groups[m0]!.byteStart, g, g);
           if (rows.rows !== groups[g]!.numRows) mismatch(`row group ${g} holds ${rows.rows} rows, the index says ${groups[g]!.numRows}`);
-          memo?.set(key(g), rows);
+          if (g === rgB) memo?.set(key(g), rows);
           parts[g - rgA] = { firstRow: groups[g]!.firstRow, rows };
         }
         return { decoded: { kind: 'native', parts: parts as NativePart[] }, bytesRead };
