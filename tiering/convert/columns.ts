@@ -91,6 +91,12 @@ class Int32Col {
     this.validity?.set(this.len, true);
     this.arr[this.len++] = v;
   }
+  /** Repeats `v` up to `n` values (a non-nullable column). */
+  fillTo(n: number, v: number): void {
+    while (n > this.arr.length) this.grow();
+    this.arr.fill(v, this.len, n);
+    this.len = n;
+  }
   pushNull(): void {
     if (this.len === this.arr.length) this.grow();
     this.validity!.set(this.len, false);
@@ -123,6 +129,18 @@ class Int64Col {
     const next = new Int32Array(this.halves.length * 2);
     next.set(this.halves);
     this.halves = next;
+  }
+  /** Repeats the safe integer `v` up to `n` values (a non-nullable column). */
+  fillTo(n: number, v: number): void {
+    while (n * 2 > this.halves.length) this.grow();
+    const hi = Math.floor(v / TWO_32);
+    const lo = (v - hi * TWO_32) | 0;
+    const h = this.halves;
+    for (let i = this.len; i < n; i++) {
+      h[2 * i] = lo;
+      h[2 * i + 1] = hi;
+    }
+    this.len = n;
   }
   /** A safe integer (little-endian halves: low word first). */
   push(v: number): void {
@@ -264,6 +282,9 @@ export class TopicRowBuilder {
   private rawRecord!: BinaryCol;
   private value!: BinaryCol;
   private flushed = false;
+  // The batch whose rows are being added: its fields fill the constant columns in runs, not per row.
+  private current: { partition: number; timestampType: number; batch: RowBatchFields } | null = null;
+  private filled = 0;
 
   /**
    * @param reuse keep the arrays across flushes (see the module comment): a flushed batch is valid only
@@ -283,6 +304,7 @@ export class TopicRowBuilder {
     this.payloadBytes = 0;
     this.headerCount = 0;
     this.flushed = false;
+    this.filled = 0;
     if (this.reuse && this.value !== undefined) {
       for (const c of [this.partition, this.offset, this.timestamp, this.timestampType, this.key, this.headerKey, this.headerValue, this.recordAttributes, this.timestampDelta, this.rawRecord, this.value, ...this.batchCols, ...this.batchInts]) c.clear();
       return;
@@ -305,23 +327,41 @@ export class TopicRowBuilder {
     this.value = new BinaryCol(r, this.expectedBytes);
   }
 
-  /** Adds one record's row: its typed fields, and its bytes as ranges of `data` (see RecordRanges). */
-  addRecord(
-    partition: number,
-    offset: number,
-    timestampMicros: number,
-    timestampType: number,
-    data: Uint8Array,
-    rec: RecordRanges,
-    batch: RowBatchFields,
-    recordAttributes: number,
-    timestampDelta: number | null,
-  ): void {
+  /** The record batch (and partition, timestamp type) of the rows added next, until the next call. */
+  beginBatch(partition: number, timestampType: number, batch: RowBatchFields): void {
+    this.fillConstants();
+    this.current = { partition, timestampType, batch };
+  }
+
+  /** Writes the current batch's fields into the constant columns for the rows added since the last fill. */
+  private fillConstants(): void {
+    const c = this.current;
+    const n = this.rows;
+    if (c === null || this.filled === n) return;
+    const b = c.batch;
+    this.partition.fillTo(n, c.partition);
+    this.timestampType.fillTo(n, c.timestampType);
+    const [bo, bts, mts, pid] = this.batchCols as [Int64Col, Int64Col, Int64Col, Int64Col];
+    bo.fillTo(n, b.baseOffset);
+    bts.fillTo(n, b.baseTimestamp);
+    mts.fillTo(n, b.maxTimestamp);
+    pid.fillTo(n, b.producerId);
+    const [lod, ple, attrs, pep, bseq, cnt] = this.batchInts as [Int32Col, Int32Col, Int32Col, Int32Col, Int32Col, Int32Col];
+    lod.fillTo(n, b.lastOffsetDelta);
+    ple.fillTo(n, b.partitionLeaderEpoch);
+    attrs.fillTo(n, b.attributes);
+    pep.fillTo(n, b.producerEpoch);
+    bseq.fillTo(n, b.baseSequence);
+    cnt.fillTo(n, b.recordsCount);
+    this.filled = n;
+  }
+
+  /** Adds one record's row of the current batch (beginBatch): its own fields, and its bytes as ranges of `data`. */
+  addRecord(offset: number, timestampMicros: number, data: Uint8Array, rec: RecordRanges, recordAttributes: number, timestampDelta: number | null): void {
     if (this.flushed) this.reset();
-    this.partition.push(partition);
+    if (this.current === null) throw new Error('TopicRowBuilder.addRecord before beginBatch');
     this.offset.push(offset);
     this.timestamp.push(timestampMicros);
-    this.timestampType.push(timestampType);
     this.key.pushRange(data, rec.keyStart, rec.keyLen);
     this.value.pushRange(data, rec.valueStart, rec.valueLen);
     let payload = Math.max(0, rec.keyLen) + Math.max(0, rec.valueLen);
@@ -345,18 +385,6 @@ export class TopicRowBuilder {
       this.headerOffsets = n;
     }
     this.headerOffsets[this.rows + 1] = this.headerCount;
-    const [bo, bts, mts, pid] = this.batchCols as [Int64Col, Int64Col, Int64Col, Int64Col];
-    bo.push(batch.baseOffset);
-    bts.push(batch.baseTimestamp);
-    mts.push(batch.maxTimestamp);
-    pid.push(batch.producerId);
-    const [lod, ple, attrs, pep, bseq, cnt] = this.batchInts as [Int32Col, Int32Col, Int32Col, Int32Col, Int32Col, Int32Col];
-    lod.push(batch.lastOffsetDelta);
-    ple.push(batch.partitionLeaderEpoch);
-    attrs.push(batch.attributes);
-    pep.push(batch.producerEpoch);
-    bseq.push(batch.baseSequence);
-    cnt.push(batch.recordsCount);
     if (recordAttributes === 0) this.recordAttributes.pushNull();
     else this.recordAttributes.push(recordAttributes);
     if (timestampDelta === null) this.timestampDelta.pushNull();
@@ -368,6 +396,7 @@ export class TopicRowBuilder {
 
   /** The rows added since the last flush as one Arrow record batch; the builder starts over. */
   flush(): arrow.RecordBatch {
+    this.fillConstants();
     const schema = topicArrowSchema();
     const kafkaType = (schema.fields[0] as arrow.Field).type as arrow.Struct;
     const valueType = (schema.fields[1] as arrow.Field).type;
@@ -424,6 +453,7 @@ export class TopicRowBuilder {
       // The arrays stay as they are until the next row (the batch reads them); the counts start over.
       this.flushed = true;
       this.rows = 0;
+      this.filled = 0;
       this.payloadBytes = 0;
     } else {
       this.reset();

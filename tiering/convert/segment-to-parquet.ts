@@ -348,6 +348,7 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
         baseSequence: h.baseSequence,
         recordsCount: h.recordsCount,
       };
+      builder.beginBatch(o.partition, logAppend ? 1 : 0, fields);
       cur.pos = 0;
       for (let r = 0; r < h.recordsCount; r++) {
         try {
@@ -368,7 +369,7 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
         const inGroup = rows % o.rowGroupRows;
         if (inGroup === 0) rgFirst.push(offset);
         if (inGroup === o.rowGroupRows - 1) rgLast.push(offset);
-        builder.addRecord(o.partition, offset, visible * 1000, logAppend ? 1 : 0, d.data, rec, fields, f.attributes, logAppend ? f.timestampDelta : null);
+        builder.addRecord(offset, visible * 1000, d.data, rec, f.attributes, logAppend ? f.timestampDelta : null);
         lastRowOffset = offset;
         rows++;
         if (builder.rows >= o.chunkRows) yield builder.flush();
