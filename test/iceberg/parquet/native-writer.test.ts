@@ -213,3 +213,14 @@ test('native writer: decimals are not written natively; the default engine falls
   assert.equal(readParquetTable(res.bytes).numRows, 1);
   await assert.rejects(writeParquet(s, table, { engine: 'native' }), (e: unknown) => e instanceof ParquetError && e.code === 'UNSUPPORTED_TYPE' && /parquet-wasm/.test(e.message));
 });
+
+test('native writer: no rows gives a valid file with the schema and no row groups', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'floe-native-parquet-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const res = await writeParquet(schema, [], { engine: 'native' });
+  assert.equal(res.footer.numRows, 0n);
+  assert.equal(res.footer.rowGroups.length, 0);
+  assert.equal(res.metrics.record_count, 0n);
+  assert.equal(readParquetTable(res.bytes).numRows, 0);
+  assert.deepEqual(await duckRows(dir, 'empty.parquet', res.bytes, true), []);
+});
