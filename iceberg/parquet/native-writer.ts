@@ -664,7 +664,9 @@ export class NativeParquetWriter {
     this.elements = build.elements;
     this.pageBytes = options.pageBytes ?? 1 << 20;
     if (!(options.rowGroupRows > 0)) throw new ParquetError('WRITE_FAILED', `rowGroupRows must be positive, got ${options.rowGroupRows}`);
-    this.out = new ByteSink(Math.max(1024, Math.min(options.sizeHint ?? 1 << 20, 2 ** 31 - 1)));
+    const want = Math.max(1024, Math.min(options.sizeHint ?? 1 << 20, 2 ** 31 - 1));
+    this.out = new ByteSink(0);
+    this.out.buf = takeSpare(want) ?? Buffer.allocUnsafe(want);
     this.out.bytes(MAGIC, 0, 4);
   }
 
@@ -730,8 +732,11 @@ export class NativeParquetWriter {
     this.rowsInGroup = 0;
   }
 
-  /** Writes the footer and returns the whole file. */
-  finish(): Buffer {
+  /**
+   * Writes the footer and returns the whole file. `release()` hands its memory to the next writer: call it
+   * only once nothing uses the bytes any more (e.g. after the upload has completed), never otherwise.
+   */
+  finish(): { bytes: Buffer; release: () => void } {
     this.flushGroup();
     const w = new CompactWriter(4096);
     w.beginStruct().i32(1, 1).list(2, TType.STRUCT, this.elements.length + 1);
@@ -753,7 +758,33 @@ export class NativeParquetWriter {
     out.bytes(meta, 0, meta.length);
     out.u32le(meta.length);
     out.bytes(MAGIC, 0, 4);
-    // A poor size hint leaves much of the buffer unused: hand back a right-sized copy then.
-    return out.pos * 4 < out.buf.length * 3 ? Buffer.from(out.view()) : out.view();
+    const arena = out.buf;
+    let released = false;
+    return {
+      bytes: out.view(),
+      release: () => {
+        if (released) return;
+        released = true;
+        giveSpare(arena);
+      },
+    };
   }
+}
+
+/**
+ * One spare output buffer, handed from a finished file whose bytes were released (uploaded) to the next
+ * writer: a data file is tens of MiB, and touching that much fresh memory costs more here than copying it
+ * (shared/measurements.md). Files whose bytes are never released are simply collected.
+ */
+let spare: Buffer | null = null;
+
+function takeSpare(size: number): Buffer | null {
+  if (spare === null || spare.length < size) return null;
+  const b = spare;
+  spare = null;
+  return b;
+}
+
+function giveSpare(b: Buffer): void {
+  if (spare === null || b.length > spare.length) spare = b;
 }

@@ -53,6 +53,12 @@ export interface ParquetWriteResult {
   readonly metrics: DataFileMetrics;
   /** Row group start offsets, ascending: the data file's `split_offsets`. */
   readonly splitOffsets: bigint[];
+  /**
+   * Lets the next file reuse this one's memory (native engine). Call it once `bytes` are no longer used
+   * (uploaded and not kept) — the footer's statistics are views of them too; `metrics` and `splitOffsets`
+   * are copies and stay valid. Not calling it is always safe.
+   */
+  readonly release: () => void;
 }
 
 export const DEFAULT_SLICE_ROWS = 128 * 1024;
@@ -165,14 +171,14 @@ export async function writeParquet(
   if (options.engine === 'native' && !native) {
     throw new ParquetError('UNSUPPORTED_TYPE', 'The native Parquet writer cannot write this file (decimal columns or dictionary encoding); use engine parquet-wasm');
   }
-  const finish = (bytes: Buffer, floats: FloatStatsCollector): ParquetWriteResult => {
+  const finish = (bytes: Buffer, floats: FloatStatsCollector, release: () => void = () => undefined): ParquetWriteResult => {
     const footer = parseParquetFooter(bytes);
     const metrics = parquetMetrics(schema, footer, bytes.length, {
       floatStats: floats.stats,
       ...(options.truncateLength !== undefined ? { truncateLength: options.truncateLength } : {}),
     });
     const splitOffsets = footer.rowGroups.map((rg) => rg.startOffset).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return { bytes, footer, metrics, splitOffsets };
+    return { bytes, footer, metrics, splitOffsets, release };
   };
   if (native) {
     const floats = new FloatStatsCollector(schema);
@@ -192,7 +198,8 @@ export async function writeParquet(
       floats.add(batch);
       w.write(batch);
     }
-    return finish(w.finish(), floats);
+    const done = w.finish();
+    return finish(done.bytes, floats, done.release);
   }
   const sliceRows = options.sliceRows ?? DEFAULT_SLICE_ROWS;
   if (!(sliceRows > 0)) throw new ParquetError('WRITE_FAILED', 'sliceRows must be positive');

@@ -72,6 +72,8 @@ export class ConvertCodec implements SegmentCodec {
         const location = resolveLocation(input.tableLocation, file.dataPath);
         const bytes = file.parquet.bytes;
         await input.io.put(location, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+        // Uploaded and not kept: the next file's writer may reuse the memory.
+        file.parquet.release();
         dataFiles.push(
           parquetDataFile({
             file_path: location,

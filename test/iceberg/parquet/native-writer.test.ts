@@ -224,3 +224,18 @@ test('native writer: no rows gives a valid file with the schema and no row group
   assert.equal(readParquetTable(res.bytes).numRows, 0);
   assert.deepEqual(await duckRows(dir, 'empty.parquet', res.bytes, true), []);
 });
+
+test('native writer: a released file hands its memory to the next writer, which still writes correct bytes', async () => {
+  const a = await writeParquet(schema, sampleTable(300, 1), { engine: 'native', sizeHint: 1 << 20 });
+  const aBuffer = a.bytes.buffer;
+  a.release();
+  a.release(); // once is what counts; a second call changes nothing
+  const table = sampleTable(200, 2);
+  const b = await writeParquet(schema, table, { engine: 'native', sizeHint: 1 << 20 });
+  assert.equal(b.bytes.buffer, aBuffer, 'the second file is written into the first one\'s memory');
+  assert.deepEqual(rowsOf(readParquetTable(b.bytes)), rowsOf(table));
+  // Not released: the next writer gets fresh memory and b stays intact.
+  const c = await writeParquet(schema, sampleTable(100, 3), { engine: 'native', sizeHint: 1 << 20 });
+  assert.notEqual(c.bytes.buffer, b.bytes.buffer);
+  assert.deepEqual(rowsOf(readParquetTable(b.bytes)), rowsOf(table));
+});
