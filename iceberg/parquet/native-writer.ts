@@ -236,7 +236,29 @@ class Leaf {
         const src = data.values as BigInt64Array;
         const words = new Int32Array(src.buffer, src.byteOffset, src.length * 2);
         v.bytes(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), start * 8, end * 8);
-        for (let k = start; k < end; k++) this.stat(words[2 * k + 1]!, words[2 * k]!);
+        if (end <= start) return;
+        // Bounds compared as (signed high word, unsigned low word) pairs: no BigInt per value.
+        if (!this.hasMinMax) this.stat(words[2 * start + 1]!, words[2 * start]!);
+        let minHi = this.minHi;
+        let minLo = this.minLo;
+        let maxHi = this.maxHi;
+        let maxLo = this.maxLo;
+        for (let k = start; k < end; k++) {
+          const hi = words[2 * k + 1]!;
+          const lo = words[2 * k]! >>> 0;
+          if (hi < minHi || (hi === minHi && lo < minLo)) {
+            minHi = hi;
+            minLo = lo;
+          }
+          if (hi > maxHi || (hi === maxHi && lo > maxLo)) {
+            maxHi = hi;
+            maxLo = lo;
+          }
+        }
+        this.minHi = minHi;
+        this.minLo = minLo;
+        this.maxHi = maxHi;
+        this.maxLo = maxLo;
         return;
       }
       case PhysicalType.FLOAT:
