@@ -5,7 +5,7 @@
  * bounds memory to one file) and describes them as Iceberg DataFiles with metrics and split offsets,
  * partitioned by identity on `kafka.partition`.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { parquetDataFile, type DataFile } from '../../iceberg/data-file.js';
 import type { PartitionSpec } from '../../iceberg/partition-spec.js';
 import type { Schema } from '../../iceberg/schema.js';
@@ -37,6 +37,8 @@ export interface ConvertCodecOptions {
 }
 
 const MiB = 1024 * 1024;
+/** Largest segment buffer kept for reuse between conversions (segments roll at 1 GiB by default). */
+const MAX_SPARE_SEGMENT_BYTES = 128 * MiB;
 export const DEFAULT_BATCH_CACHE_BYTES = 128 * MiB;
 
 export class ConvertCodec implements SegmentCodec {
@@ -64,7 +66,43 @@ export class ConvertCodec implements SegmentCodec {
   }
 
   async convertSegment(input: ConvertSegmentInput): Promise<ConvertedSegment> {
-    const segment = await readFile(input.segmentPath);
+    const { segment, arena } = await this.readSegmentFile(input.segmentPath);
+    try {
+      return await this.convertBytes(segment, input);
+    } finally {
+      // Nothing the conversion returns points into the segment (stored batches are copies): reusable now.
+      if (arena.length <= MAX_SPARE_SEGMENT_BYTES && (this.spare === null || arena.length > this.spare.length)) this.spare = arena;
+    }
+  }
+
+  /**
+   * One closed segment read into memory; the buffer is reused for the next segment of this codec (a
+   * segment is tens of MiB, and fresh memory costs more to touch here than the read itself). At most one
+   * buffer of up to MAX_SPARE_SEGMENT_BYTES is kept between conversions; larger segments are not kept.
+   */
+  private spare: Buffer | null = null;
+
+  private async readSegmentFile(path: string): Promise<{ segment: Buffer; arena: Buffer }> {
+    const fh = await open(path, 'r');
+    try {
+      const size = (await fh.stat()).size;
+      const taken = this.spare !== null && this.spare.length >= size ? this.spare : null;
+      if (taken !== null) this.spare = null;
+      const arena = taken ?? Buffer.allocUnsafe(Math.max(1, size));
+      let read = 0;
+      while (read < size) {
+        const { bytesRead } = await fh.read(arena, read, size - read, read);
+        if (bytesRead === 0) break;
+        read += bytesRead;
+      }
+      // A segment is closed before it is tiered; a short read means it shrank, which convertSegment reports.
+      return { segment: arena.subarray(0, read), arena };
+    } finally {
+      await fh.close();
+    }
+  }
+
+  private async convertBytes(segment: Buffer, input: ConvertSegmentInput): Promise<ConvertedSegment> {
     const dataFiles: DataFile[] = [];
     const indexFiles: string[] = [];
     for await (const file of convertSegment(segment, { ...this.options.convert, partition: input.partition })) {
