@@ -545,7 +545,8 @@ function buildNode(field: { name: string; id: number; required: boolean; type: T
 function isValid(data: arrow.Data, i: number): boolean {
   if (data.nullCount === 0) return true;
   const bm = data.nullBitmap;
-  if (!bm || bm.length === 0) return true;
+  // Nulls but no bitmap: arrow-js's all-null column (what writeParquet makes for a missing optional field).
+  if (!bm || bm.length === 0) return false;
   const j = data.offset + i;
   return (bm[j >> 3]! & (1 << (j & 7))) !== 0;
 }

@@ -239,3 +239,21 @@ test('native writer: a released file hands its memory to the next writer, which 
   assert.notEqual(c.bytes.buffer, b.bytes.buffer);
   assert.deepEqual(rowsOf(readParquetTable(b.bytes)), rowsOf(table));
 });
+
+test('native writer: an optional column missing from the batches is written as nulls', async () => {
+  const s: Schema = {
+    type: 'struct',
+    'schema-id': 0,
+    fields: [
+      { id: 1, name: 'id', required: true, type: 'long' },
+      { id: 2, name: 'note', required: false, type: 'string' },
+      { id: 3, name: 'tags', required: false, type: { type: 'list', 'element-id': 4, element: 'int', 'element-required': true } },
+    ],
+  };
+  const table = new arrow.Table({ id: arrow.makeVector(BigInt64Array.from([1n, 2n, 3n])) });
+  const res = await writeParquet(s, table, { engine: 'native' });
+  const back = readParquetTable(res.bytes);
+  assert.deepEqual([...back.getChild('note')!], [null, null, null]);
+  assert.deepEqual([...back.getChild('tags')!], [null, null, null]);
+  assert.equal(res.metrics.null_value_counts.get(2), 3n);
+});
