@@ -60,10 +60,20 @@ export function compress(type: CompressionType, data: Buffer, options: CompressO
 }
 
 /**
- * Decompresses `data` with `type`, producing at most `maxOutputBytes` bytes. Throws RecordBatchError
- * DECOMPRESSED_TOO_LARGE past the limit and DECOMPRESSION_FAILED for malformed input.
+ * A buffer a caller lends to decompression so that batch after batch reuses the same memory: the result is
+ * then a view of `buf`, valid until the next call with this scratch. Used for zstd, whose frames state their
+ * size; `buf` is replaced by a larger one when a frame needs more.
  */
-export function decompress(type: CompressionType, data: Buffer, maxOutputBytes = DEFAULT_MAX_DECOMPRESSED_BYTES): Buffer {
+export interface DecompressScratch {
+  buf: Buffer;
+}
+
+/**
+ * Decompresses `data` with `type`, producing at most `maxOutputBytes` bytes. Throws RecordBatchError
+ * DECOMPRESSED_TOO_LARGE past the limit and DECOMPRESSION_FAILED for malformed input. With `scratch`, the
+ * result may be a view of the scratch buffer (see DecompressScratch).
+ */
+export function decompress(type: CompressionType, data: Buffer, maxOutputBytes = DEFAULT_MAX_DECOMPRESSED_BYTES, scratch?: DecompressScratch): Buffer {
   switch (type) {
     case 'none':
       if (data.length > maxOutputBytes) throw tooLarge('none', maxOutputBytes);
@@ -75,7 +85,7 @@ export function decompress(type: CompressionType, data: Buffer, maxOutputBytes =
     case 'lz4':
       return lz4Decompress(data, maxOutputBytes);
     case 'zstd':
-      return zstdDecompress(data, maxOutputBytes);
+      return zstdDecompress(data, maxOutputBytes, scratch);
   }
 }
 
@@ -99,7 +109,7 @@ function gunzip(data: Buffer, maxOutputBytes: number): Buffer {
 let dctx: zstdBinding.DCtx | undefined;
 const ZSTD_MIN_CHUNK = 64 * 1024;
 
-function zstdDecompress(src: Buffer, maxOutputBytes: number): Buffer {
+function zstdDecompress(src: Buffer, maxOutputBytes: number, scratch?: DecompressScratch): Buffer {
   const ctx = (dctx ??= new zstdBinding.DCtx());
   ctx.reset(zstdBinding.ResetDirective.sessionOnly);
   let declared: number | null = null;
@@ -109,7 +119,10 @@ function zstdDecompress(src: Buffer, maxOutputBytes: number): Buffer {
     declared = null; // unknown or not yet parseable; the stream decoder reports real errors below
   }
   if (declared !== null && declared > maxOutputBytes) throw tooLarge('zstd', maxOutputBytes);
-  let out = Buffer.allocUnsafe(Math.min(maxOutputBytes, declared ?? Math.max(ZSTD_MIN_CHUNK, src.length * 4)));
+  const want = Math.min(maxOutputBytes, declared ?? Math.max(ZSTD_MIN_CHUNK, src.length * 4));
+  if (scratch !== undefined && scratch.buf.length < want && declared !== null) scratch.buf = Buffer.allocUnsafe(Math.max(want, scratch.buf.length * 2));
+  // Never more room than the limit: the probe below must see any byte past it.
+  let out = scratch !== undefined && scratch.buf.length >= want ? scratch.buf.subarray(0, Math.min(scratch.buf.length, maxOutputBytes)) : Buffer.allocUnsafe(want);
   let produced = 0;
   let input = src;
   let remaining = 1; // zstd's hint of bytes left to flush in the current frame; 0 at a frame boundary

@@ -14,7 +14,7 @@ import {
   readBatchHeader,
   type BatchHeader,
 } from './header.js';
-import { COMPRESSION_CODES, DEFAULT_MAX_DECOMPRESSED_BYTES, compress, compressionOf, decompress, type CompressionType } from './compression.js';
+import { COMPRESSION_CODES, DEFAULT_MAX_DECOMPRESSED_BYTES, compress, compressionOf, decompress, type CompressionType, type DecompressScratch } from './compression.js';
 import { assertBatchCrc, writeBatchCrc } from './crc.js';
 import { RecordBatchError } from './errors.js';
 import { decodeRecords, encodeRecords, type KafkaRecord, type RecordInput } from './records.js';
@@ -99,10 +99,10 @@ function controlInfo(records: readonly KafkaRecord[]): ControlRecordInfo | null 
   return { kind: type === CONTROL_TYPE_ABORT ? 'abort' : type === CONTROL_TYPE_COMMIT ? 'commit' : 'other', type, version, coordinatorEpoch };
 }
 
-/** Returns the (decompressed) records section of the batch at [pos, end). */
-export function recordsSection(buf: Buffer, pos: number, end: number, compression: CompressionType, maxDecompressedBytes: number): Buffer {
+/** Returns the (decompressed) records section of the batch at [pos, end); see DecompressScratch for `scratch`. */
+export function recordsSection(buf: Buffer, pos: number, end: number, compression: CompressionType, maxDecompressedBytes: number, scratch?: DecompressScratch): Buffer {
   const raw = buf.subarray(pos + BATCH_HEADER_SIZE, end);
-  return compression === 'none' ? raw : decompress(compression, raw, maxDecompressedBytes);
+  return compression === 'none' ? raw : decompress(compression, raw, maxDecompressedBytes, scratch);
 }
 
 /**

@@ -23,7 +23,7 @@ import { writeParquet, type ParquetCompression, type ParquetWriteResult } from '
 import { ATTR_CONTROL, ATTR_TIMESTAMP_TYPE_LOG_APPEND, BATCH_HEADER_SIZE, readBatchHeader, type BatchHeader } from '../../protocol/record-batch/header.js';
 import { nextBatch, type BatchBounds } from '../../protocol/record-batch/batches.js';
 import { checkBatchBounds, recordsSection } from '../../protocol/record-batch/record-batch.js';
-import { compressionOf, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../../protocol/record-batch/compression.js';
+import { compressionOf, DEFAULT_MAX_DECOMPRESSED_BYTES, type DecompressScratch } from '../../protocol/record-batch/compression.js';
 import { assertBatchCrc } from '../../protocol/record-batch/crc.js';
 import { isUtf8 } from 'node:buffer';
 import { decodeRecords, type KafkaRecord } from '../../protocol/record-batch/records.js';
@@ -125,12 +125,15 @@ function decodeBatch(segment: Buffer, b: BatchBounds, verifyCrc: boolean): Decod
   }
 }
 
-/** A batch's header and decompressed records section (checked CRC), without decoding the records. */
-function openBatch(segment: Buffer, b: BatchBounds, verifyCrc: boolean): { header: BatchHeader; data: Buffer } {
+/**
+ * A batch's header and decompressed records section (checked CRC), without decoding the records. The
+ * section may live in `scratch` (reused batch after batch): it is valid until the next batch is opened.
+ */
+function openBatch(segment: Buffer, b: BatchBounds, verifyCrc: boolean, scratch: DecompressScratch): { header: BatchHeader; data: Buffer } {
   try {
     if (verifyCrc) assertBatchCrc(segment, b.start);
     const header = readBatchHeader(segment, b.start);
-    return { header, data: recordsSection(segment, b.start, b.end, compressionOf(header.attributes), DEFAULT_MAX_DECOMPRESSED_BYTES) };
+    return { header, data: recordsSection(segment, b.start, b.end, compressionOf(header.attributes), DEFAULT_MAX_DECOMPRESSED_BYTES, scratch) };
   } catch (cause) {
     throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${b.start} (offset ${b.baseOffset}) cannot be decoded: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
@@ -304,6 +307,8 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
   const rec: RecordRanges = { keyStart: 0, keyLen: -1, valueStart: 0, valueLen: -1, headerCount: 0, headers: new Int32Array(64), rawStart: 0, rawLen: -1, badKeys: [] };
   const f: RecordFields = { attributes: 0, timestampDelta: 0, offsetDelta: 0 };
   const cur: Cursor = { pos: 0 };
+  // Records sections are decompressed into one reused buffer: the builder copies what it keeps.
+  const scratch: DecompressScratch = { buf: Buffer.allocUnsafe(256 * 1024) };
 
   function* chunks(): Generator<arrow.RecordBatch, void, void> {
     for (const b of group) {
@@ -330,7 +335,7 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
         batches.push({ ...indexed, recordsBytes: size - BATCH_HEADER_SIZE, stored });
         continue;
       }
-      const d = openBatch(segment, b, o.verifyCrc);
+      const d = openBatch(segment, b, o.verifyCrc, scratch);
       batches.push({ ...indexed, recordsBytes: d.data.length, stored: null });
       const logAppend = (h.attributes & ATTR_TIMESTAMP_TYPE_LOG_APPEND) !== 0;
       const baseOffset = safe(h.baseOffset, 'base offset', b.start);

@@ -6,6 +6,29 @@ import { decodeLz4Frames, lz4Compress } from '../../../protocol/record-batch/lz4
 import { snappyCompress } from '../../../protocol/record-batch/snappy.js';
 import { xxh32 } from '../../../protocol/record-batch/xxhash32.js';
 import { RecordBatchError } from '../../../protocol/record-batch/errors.js';
+import zstdBinding from 'zstd-napi/binding.js';
+
+/** A zstd frame written by the streaming API without a pledged size: its header declares no content size. */
+function compressStreamed(data: Buffer): Buffer {
+  const ctx = new zstdBinding.CCtx();
+  const out = Buffer.alloc(zstdBinding.compressBound(data.length) + 64);
+  let produced = 0;
+  // Feed the data first and end the frame afterwards, so the size is not known when the header is written.
+  let src = data;
+  while (src.length > 0) {
+    const [, wrote, consumed] = ctx.compressStream2(out.subarray(produced), src, zstdBinding.EndDirective.continue);
+    produced += wrote;
+    src = src.subarray(consumed);
+  }
+  for (;;) {
+    const [remaining, wrote] = ctx.compressStream2(out.subarray(produced), Buffer.alloc(0), zstdBinding.EndDirective.end);
+    produced += wrote;
+    if (remaining === 0) break;
+  }
+  const frame = out.subarray(0, produced);
+  assert.equal(zstdBinding.getFrameContentSize(frame), null, 'the frame declares no size');
+  return frame;
+}
 
 const DATA = Buffer.from(Array.from({ length: 4000 }, (_, i) => JSON.stringify({ id: i, user: `u${i % 50}`, v: i * 7 })).join('\n'));
 const CODECS: CompressionType[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
@@ -32,6 +55,26 @@ test('decompression bombs stop at the limit', () => {
     assert.throws(() => decompress(type, bomb, 1 << 20), isCode('DECOMPRESSED_TOO_LARGE'), type);
   }
   assert.throws(() => decodeLz4Frames(lz4Compress(zeros), 1 << 20), isCode('DECOMPRESSED_TOO_LARGE'));
+});
+
+test('zstd with a lent scratch buffer: same bytes, the buffer reused and grown, limits still enforced', () => {
+  const scratch = { buf: Buffer.alloc(16) };
+  const small = Buffer.from('hello zstd scratch');
+  assert.deepEqual(decompress('zstd', compress('zstd', small), 1 << 20, scratch), small);
+  const grown = scratch.buf;
+  assert.ok(grown.length >= small.length, 'grown to fit the frame');
+  const a = decompress('zstd', compress('zstd', DATA), 1 << 20, scratch);
+  assert.deepEqual(a, DATA);
+  assert.equal(a.buffer, scratch.buf.buffer, 'the result is a view of the scratch');
+  const before = scratch.buf;
+  assert.deepEqual(decompress('zstd', compress('zstd', small), 1 << 20, scratch), small);
+  assert.equal(scratch.buf, before, 'a smaller frame reuses the buffer');
+  // A scratch larger than the limit does not raise the limit.
+  const big = { buf: Buffer.alloc(DATA.length * 2) };
+  assert.throws(() => decompress('zstd', compress('zstd', DATA), DATA.length - 1, big), isCode('DECOMPRESSED_TOO_LARGE'));
+  // A frame without a declared size (streamed) still decodes.
+  const streamed = compressStreamed(DATA);
+  assert.deepEqual(decompress('zstd', streamed, 1 << 20, { buf: Buffer.alloc(8) }), DATA);
 });
 
 test('garbage is DECOMPRESSION_FAILED for every codec', () => {
