@@ -18,6 +18,11 @@
  *   To rule out A-B-A (a freed inode reused by a later version of the same size), every write stamps its temp
  *   file with an mtime strictly above the version it replaces, and at least the current time sampled after
  *   the temp file exists. No version can thus repeat an earlier version's (inode, mtime) pair.
+ * - Range reads keep a few read handles open (`readHandles`, least recently used closed first), so a reader
+ *   walking a data file does not open, stat and close it for every range. Each read stats the path beside
+ *   the read and compares (inode, mtime, size) with the handle's: an object replaced or deleted by any
+ *   writer (another process, another LocalFileIO) is never read through an old handle. This instance's own
+ *   put and delete drop the handle at once; close() closes them all.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
@@ -37,6 +42,19 @@ export interface LocalFileIOOptions {
   readonly lockWaitMs?: number;
   /** fsync data and folders (default true). Only benchmarks and throwaway tests should turn it off. */
   readonly fsync?: boolean;
+  /** Read handles kept open for range reads (default 16; 0 opens and closes the file on every read). */
+  readonly readHandles?: number;
+}
+
+/** An open read handle and the version of the object it was opened on. */
+interface ReadHandle {
+  readonly fh: FileHandle;
+  readonly ino: bigint;
+  readonly mtimeNs: bigint;
+  readonly size: number;
+  /** Reads in progress through it; a dropped handle is closed when the last one ends. */
+  users: number;
+  dropped: boolean;
 }
 
 const TEMP_MARK = '.floe-tmp-';
@@ -56,6 +74,10 @@ export class LocalFileIO implements FileIO {
   private readonly lockWaitMs: number;
   private readonly fsyncEnabled: boolean;
   private rootReady: Promise<void> | undefined;
+  private readonly maxReadHandles: number;
+  /** Open read handles by absolute path, least recently used first (Map insertion order). */
+  private readonly readHandles = new Map<string, Promise<ReadHandle>>();
+  private closed = false;
 
   constructor(options: LocalFileIOOptions) {
     const raw = options.root.startsWith('file:') ? locationPath(options.root) : options.root;
@@ -68,6 +90,7 @@ export class LocalFileIO implements FileIO {
     this.staleLockMs = options.staleLockMs ?? 30_000;
     this.lockWaitMs = options.lockWaitMs ?? this.staleLockMs + 10_000;
     this.fsyncEnabled = options.fsync ?? true;
+    this.maxReadHandles = Math.max(0, Math.floor(options.readHandles ?? 16));
   }
 
   async capabilities(_location: string): Promise<FileIOCapabilities> {
@@ -86,6 +109,41 @@ export class LocalFileIO implements FileIO {
   async getRange(location: string, offset: number, length: number): Promise<Buffer> {
     checkRange(offset, length);
     const path = this.toPath(location);
+    if (this.maxReadHandles === 0 || this.closed) return this.getRangeOnce(path, location, offset, length);
+    for (let attempt = 0; ; attempt++) {
+      let h: ReadHandle;
+      try {
+        h = await this.readHandle(path);
+      } catch (err) {
+        throw mapReadError(err, location);
+      }
+      // Dropped while we waited for it (evicted, replaced, or this FileIO closed): it may be closed already.
+      if (h.dropped) return this.getRangeOnce(path, location, offset, length);
+      h.users++;
+      try {
+        const want = Math.max(0, Math.min(length, h.size - offset));
+        const buf = Buffer.allocUnsafe(want);
+        // The stat runs beside the read: it says whether the handle still holds the object at `path`.
+        const [st, got] = await Promise.all([stat(path, { bigint: true }).catch((err: unknown) => err as Error), readFully(h.fh, buf, offset)]);
+        if (!(st instanceof Error) && st.ino === h.ino && st.mtimeNs === h.mtimeNs && Number(st.size) === h.size) {
+          return got === want ? buf : buf.subarray(0, got);
+        }
+        this.dropReadHandle(path, h);
+        if (st instanceof Error) throw st;
+      } catch (err) {
+        throw mapReadError(err, location);
+      } finally {
+        h.users--;
+        if (h.dropped && h.users === 0) await h.fh.close().catch(() => undefined);
+      }
+      // Replaced since the handle was opened: open the new version (a writer replacing it on every read
+      // could starve us, so fall back to a plain read after a few tries).
+      if (attempt >= 2) return this.getRangeOnce(path, location, offset, length);
+    }
+  }
+
+  /** A range read that opens, reads and closes the file. */
+  private async getRangeOnce(path: string, location: string, offset: number, length: number): Promise<Buffer> {
     let fh: FileHandle;
     try {
       fh = await open(path, 'r');
@@ -96,18 +154,70 @@ export class LocalFileIO implements FileIO {
       const { size } = await fh.stat();
       const want = Math.max(0, Math.min(length, size - offset));
       const buf = Buffer.allocUnsafe(want);
-      let got = 0;
-      while (got < want) {
-        const { bytesRead } = await fh.read(buf, got, want - got, offset + got);
-        if (bytesRead === 0) break;
-        got += bytesRead;
-      }
+      const got = await readFully(fh, buf, offset);
       return got === want ? buf : buf.subarray(0, got);
     } catch (err) {
       throw mapReadError(err, location);
     } finally {
       await fh.close();
     }
+  }
+
+  /** The cached read handle of `path`, opened (and the least recently used one beyond the limit dropped) if none. */
+  private readHandle(path: string): Promise<ReadHandle> {
+    const cached = this.readHandles.get(path);
+    if (cached !== undefined) {
+      this.readHandles.delete(path);
+      this.readHandles.set(path, cached);
+      return cached;
+    }
+    const opening = (async (): Promise<ReadHandle> => {
+      const fh = await open(path, 'r');
+      try {
+        const st = await fh.stat({ bigint: true });
+        return { fh, ino: st.ino, mtimeNs: st.mtimeNs, size: Number(st.size), users: 0, dropped: false };
+      } catch (err) {
+        await fh.close().catch(() => undefined);
+        throw err;
+      }
+    })();
+    this.readHandles.set(path, opening);
+    opening.catch(() => {
+      if (this.readHandles.get(path) === opening) this.readHandles.delete(path);
+    });
+    while (this.readHandles.size > this.maxReadHandles) {
+      const [oldest, p] = this.readHandles.entries().next().value as [string, Promise<ReadHandle>];
+      this.readHandles.delete(oldest);
+      void p.then((h) => this.closeWhenIdle(h), () => undefined);
+    }
+    return opening;
+  }
+
+  /** Forgets `h` as the handle of `path` (if it still is) and closes it once no read uses it. */
+  private dropReadHandle(path: string, h: ReadHandle): void {
+    const cached = this.readHandles.get(path);
+    if (cached !== undefined) {
+      void cached.then(
+        (c) => {
+          if (c === h && this.readHandles.get(path) === cached) this.readHandles.delete(path);
+        },
+        () => undefined,
+      );
+    }
+    h.dropped = true;
+  }
+
+  /** Drops the read handle of `path` after this instance replaced or deleted the object. */
+  private forgetReadHandle(path: string): void {
+    const cached = this.readHandles.get(path);
+    if (cached === undefined) return;
+    this.readHandles.delete(path);
+    void cached.then((h) => this.closeWhenIdle(h), () => undefined);
+  }
+
+  private async closeWhenIdle(h: ReadHandle): Promise<void> {
+    h.dropped = true;
+    if (h.users === 0) await h.fh.close().catch(() => undefined);
   }
 
   async head(location: string): Promise<ObjectInfo | undefined> {
@@ -140,6 +250,8 @@ export class LocalFileIO implements FileIO {
           throw new FileIOError('INVALID_LOCATION', `"${location}" is a folder, not an object`, { cause: err });
         }
         throw ioError(err, `delete "${location}"`);
+      } finally {
+        this.forgetReadHandle(path);
       }
       await this.fsyncDir(dirname(path));
     });
@@ -163,7 +275,11 @@ export class LocalFileIO implements FileIO {
   }
 
   async close(): Promise<void> {
-    // Nothing is held open between calls.
+    // Later range reads open and close the file each time; handles in use close when their read ends.
+    this.closed = true;
+    const open = [...this.readHandles.values()];
+    this.readHandles.clear();
+    await Promise.all(open.map((p) => p.then((h) => this.closeWhenIdle(h), () => undefined)));
   }
 
   /** Maps a location to an absolute path inside the root, or throws INVALID_LOCATION. */
@@ -221,6 +337,7 @@ export class LocalFileIO implements FileIO {
           throw ioError(err, `publish "${location}"`);
         }
         published = true;
+        this.forgetReadHandle(path);
         await unlink(temp).catch(() => undefined);
         await this.fsyncDir(dir);
         return toInfo(location, st);
@@ -249,6 +366,7 @@ export class LocalFileIO implements FileIO {
           throw ioError(err, `publish "${location}"`);
         }
         published = true;
+        this.forgetReadHandle(path);
         await this.fsyncDir(dir);
         return toInfo(location, st);
       });
@@ -470,6 +588,17 @@ function checkSegments(path: string, location: string): void {
       );
     }
   }
+}
+
+/** Reads into all of `buf` from file position `offset`, stopping early at the end of the file; returns the bytes read. */
+async function readFully(fh: FileHandle, buf: Buffer, offset: number): Promise<number> {
+  let got = 0;
+  while (got < buf.length) {
+    const { bytesRead } = await fh.read(buf, got, buf.length - got, offset + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return got;
 }
 
 function checkRange(offset: number, length: number): void {

@@ -209,3 +209,31 @@ test('across processes, exactly one of 4 racing writers wins each putIfAbsent an
   const entries = await readdir(join(root, 'race'));
   assert.deepEqual(entries.filter((e) => e.includes('.floe-')), [], 'no temp or lock files remain');
 });
+
+test('range reads through kept read handles see every overwrite and delete, by this or another FileIO', async (t) => {
+  const root = await tempRoot(t);
+  const io = new LocalFileIO({ root, readHandles: 2 });
+  const other = new LocalFileIO({ root });
+  t.after(() => Promise.all([io.close(), other.close()]));
+  const loc = `file://${root}/wh/data.bin`;
+  const version = (n: number, size: number): Buffer => Buffer.alloc(size, n);
+  await io.put(loc, version(1, 100));
+  assert.deepEqual(await io.getRange(loc, 10, 20), version(1, 20));
+  await io.put(loc, version(2, 100));
+  assert.deepEqual(await io.getRange(loc, 10, 20), version(2, 20), 'own put replaces the kept handle');
+  await other.put(loc, version(3, 50));
+  assert.deepEqual(await io.getRange(loc, 40, 20), version(3, 10), "another FileIO's put is seen, with its size");
+  await other.delete(loc);
+  await assertFileIOError(io.getRange(loc, 0, 10), 'NOT_FOUND');
+  await other.putIfAbsent(loc, version(4, 30));
+  assert.deepEqual(await io.getRange(loc, 0, 30), version(4, 30), 'a new object at a deleted location is read, not the old one');
+  // More files than handles: the least recently used is closed, reads still see the right bytes.
+  const locs = [0, 1, 2, 3].map((i) => `file://${root}/wh/f${i}`);
+  for (const [i, l] of locs.entries()) await io.put(l, version(10 + i, 64));
+  for (let round = 0; round < 3; round++) {
+    const got = await Promise.all(locs.map((l) => io.getRange(l, 8, 8)));
+    got.forEach((b, i) => assert.deepEqual(b, version(10 + i, 8)));
+  }
+  await io.close();
+  assert.deepEqual(await io.getRange(locs[1]!, 0, 4), version(11, 4), 'a closed FileIO still reads, opening the file each time');
+});
