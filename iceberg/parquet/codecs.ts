@@ -110,11 +110,18 @@ function corrupt(codec: number, detail: string, cause?: unknown): ParquetError {
 }
 
 /**
+ * Where a decompressed page goes: a function returning a buffer of at least `n` bytes that the caller owns
+ * (reused memory: writing into fresh memory costs page faults that take longer than zstd itself here).
+ */
+export type PageBufferSource = (n: number) => Buffer;
+
+/**
  * Decompresses one page body whose header says it holds `size` bytes once decompressed. Throws
  * ParquetError INVALID_PARQUET when the data is malformed or decodes to another size, and UNSUPPORTED_TYPE
- * for codecs not handled here (LZO, BROTLI, LZ4, LZ4_RAW).
+ * for codecs not handled here (LZO, BROTLI, LZ4, LZ4_RAW). With `into`, ZSTD pages are written into the
+ * buffer it returns (asked for size + 1 bytes); other codecs allocate their own.
  */
-export function decompressPage(codec: number, data: Uint8Array, size: number): Buffer {
+export function decompressPage(codec: number, data: Uint8Array, size: number, into?: PageBufferSource): Buffer {
   if (!Number.isSafeInteger(size) || size < 0) throw corrupt(codec, `uncompressed size ${size} is not a valid length`);
   const input = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   switch (codec) {
@@ -122,7 +129,7 @@ export function decompressPage(codec: number, data: Uint8Array, size: number): B
       if (input.length !== size) throw corrupt(codec, `holds ${input.length} bytes where its header says ${size}`);
       return input;
     case CompressionCodec.ZSTD:
-      return zstdDecompressExact(input, size);
+      return zstdDecompressExact(input, size, into);
     case CompressionCodec.SNAPPY: {
       let out: Buffer;
       try {
@@ -148,11 +155,17 @@ export function decompressPage(codec: number, data: Uint8Array, size: number): B
   }
 }
 
-function zstdDecompressExact(src: Buffer, size: number): Buffer {
+function zstdDecompressExact(src: Buffer, size: number, into: PageBufferSource | undefined): Buffer {
   const ctx = (dctx ??= new zstdBinding.DCtx());
   ctx.reset(zstdBinding.ResetDirective.sessionOnly);
   // One spare byte: if the stream writes into it, the page is larger than its header says.
-  const out = Buffer.allocUnsafe(size + 1);
+  let out: Buffer;
+  if (into === undefined) out = Buffer.allocUnsafe(size + 1);
+  else {
+    const given = into(size + 1);
+    if (given.length < size + 1) throw new RangeError(`page buffer of ${given.length} bytes given for a ${size + 1}-byte request`);
+    out = given.length === size + 1 ? given : given.subarray(0, size + 1);
+  }
   let produced = 0;
   let input = src;
   let remaining = 1;

@@ -18,7 +18,7 @@
  * Every length, count and offset read from the file is checked against the bytes it points into: corrupt
  * input throws ParquetError INVALID_PARQUET saying what is wrong, never reads out of range or loops.
  */
-import { codecSupported, decompressPage } from './codecs.js';
+import { codecSupported, decompressPage, type PageBufferSource } from './codecs.js';
 import { ParquetError } from './errors.js';
 import { PhysicalType, type ParquetColumnChunk, type ParquetFooter, type ParquetLeafColumn, type Repetition } from './footer.js';
 import { decodeThriftStructPrefix, type ThriftStruct, type ThriftValue } from './thrift.js';
@@ -71,6 +71,8 @@ const TYPE_NAMES = ['BOOLEAN', 'INT32', 'INT64', 'INT96', 'FLOAT', 'DOUBLE', 'BY
 export const MAX_LEVELS_PER_READ = 1 << 28;
 /** Largest page (compressed or not) accepted: a header claiming more is treated as corrupt. */
 export const MAX_PAGE_BYTES = 1 << 30;
+/** Largest buffer allocated up front for the kept pages of one column read; past it, a buffer per page. */
+const MAX_ARENA_BYTES = 64 * 1024 * 1024;
 /** Largest byte-array column output: offsets are int32. */
 const MAX_BYTES_OUTPUT = 0x7fffffff;
 
@@ -85,6 +87,29 @@ export function int64At(pairs: Int32Array, i: number): number {
 export function int64IsSafe(pairs: Int32Array, i: number): boolean {
   const hi = pairs[2 * i + 1]!;
   return hi >= -0x200000 && hi < 0x200000;
+}
+
+/**
+ * Decompressed pages whose bytes are copied out before the next page (dictionaries, levels, fixed-width
+ * values) go into this one reused buffer rather than fresh memory. Reading is synchronous, so no two reads
+ * share it at once.
+ */
+let scratchPage = Buffer.allocUnsafeSlow(0);
+/** Pages larger than this are decompressed into fresh memory, so one huge page does not stay allocated. */
+const MAX_SCRATCH_BYTES = 16 * 1024 * 1024;
+const scratch: PageBufferSource = (n) => {
+  if (n > MAX_SCRATCH_BYTES) return Buffer.allocUnsafe(n);
+  if (scratchPage.length < n) scratchPage = Buffer.allocUnsafeSlow(Math.min(MAX_SCRATCH_BYTES, Math.max(n, 2 * scratchPage.length)));
+  return scratchPage;
+};
+
+/** Options of `readColumnChunks`. */
+export interface ReadColumnOptions {
+  /**
+   * Where decompressed pages that the result keeps go (PLAIN BYTE_ARRAY values stay in their pages): the
+   * caller owns those buffers and must not reuse one while the result is in use. Default: fresh memory.
+   */
+  readonly pageBuffers?: PageBufferSource;
 }
 
 const levelsCache = new WeakMap<ParquetFooter, LeafLevels[]>();
@@ -305,6 +330,12 @@ class ColumnBuilder {
   ends: Int32Array | null = null;
   /** Dictionary indexes of one page. */
   private scratch = new Int32Array(0);
+  /**
+   * BYTE_ARRAY: the kept (PLAIN) pages of this read are decompressed one after another into this buffer,
+   * so their values are contiguous and the result is a view of it rather than a concatenated copy.
+   */
+  private arena: Buffer | null = null;
+  private arenaUsed = 0;
 
   constructor(
     readonly leafIndex: number,
@@ -312,6 +343,8 @@ class ColumnBuilder {
     readonly levelInfo: LeafLevels,
     readonly physicalType: number,
     totalLevels: number,
+    /** Bytes the arena needs at most: the chunks' total uncompressed size (page headers included), plus one. */
+    private readonly arenaBytes = 0,
   ) {
     this.def = levelInfo.maxDefinitionLevel > 0 ? new Uint8Array(totalLevels) : null;
     this.rep = levelInfo.maxRepetitionLevel > 0 ? new Uint8Array(totalLevels) : null;
@@ -323,11 +356,28 @@ class ColumnBuilder {
     }
   }
 
+  /** Where a page whose values are kept is decompressed (`kept` supplies memory, else fresh). */
+  pageBuffer(n: number, kept: PageBufferSource | undefined): Buffer {
+    if (this.arena === null && n <= this.arenaBytes && this.arenaBytes <= MAX_ARENA_BYTES) {
+      this.arena = kept ? kept(this.arenaBytes) : Buffer.allocUnsafeSlow(this.arenaBytes);
+    }
+    // A page that does not fit (a footer understating sizes) gets its own buffer.
+    if (this.arena !== null && n <= this.arena.length - this.arenaUsed) return this.arena.subarray(this.arenaUsed);
+    return kept ? kept(n) : Buffer.allocUnsafe(n);
+  }
+
   /** Adds a buffer values point into; returns where it starts in the concatenation. */
   addSegment(buf: Uint8Array, where: string): number {
     const base = this.segmentBytes;
     if (base + buf.length > MAX_BYTES_OUTPUT) unsupported(where, `more than ${MAX_BYTES_OUTPUT} bytes of values in one read`);
-    this.segments.push(buf);
+    const arena = this.arena;
+    if (arena !== null && buf.buffer === arena.buffer && buf.byteOffset === arena.byteOffset + this.arenaUsed) this.arenaUsed += buf.length;
+    const last = this.segments.length - 1;
+    const prev = this.segments[last];
+    if (prev !== undefined && prev.buffer === buf.buffer && prev.byteOffset + prev.length === buf.byteOffset) {
+      // Adjacent in memory (pages decompressed one after another): one segment, so no copy in data().
+      this.segments[last] = new Uint8Array(buf.buffer, prev.byteOffset, prev.length + buf.length);
+    } else this.segments.push(buf);
     this.segmentBytes += buf.length;
     return base;
   }
@@ -472,13 +522,15 @@ function fromDictionary(col: ColumnBuilder, dict: Dictionary, idx: Int32Array, n
 }
 
 /** Decodes the levels and values of one data page (its body already split from the header). */
-function dataPage(col: ColumnBuilder, h: PageHeader, raw: Uint8Array, codec: number, dict: Dictionary | null, where: string): void {
+function dataPage(col: ColumnBuilder, h: PageHeader, raw: Uint8Array, codec: number, dict: Dictionary | null, where: string, kept: PageBufferSource | undefined): void {
   const n = h.numValues;
+  // PLAIN byte-array values stay in their page (the result points into it); everything else is copied out.
+  const into: PageBufferSource = col.width === 0 && h.encoding === PLAIN ? (m) => col.pageBuffer(m, kept) : scratch;
   const { maxDefinitionLevel: maxDef, maxRepetitionLevel: maxRep } = col.levelInfo;
   let page: Uint8Array;
   let pos: number;
   if (h.type === DATA_PAGE) {
-    page = decompressPage(codec, raw, h.uncompressedSize);
+    page = decompressPage(codec, raw, h.uncompressedSize, into);
     pos = 0;
     const levels = (kind: string, encoding: number, max: number, out: Uint8Array): void => {
       if (encoding !== RLE) unsupported(where, `${kind} levels in ${ENCODING_NAMES[encoding] ?? `encoding ${encoding}`}`);
@@ -500,7 +552,7 @@ function dataPage(col: ColumnBuilder, h: PageHeader, raw: Uint8Array, codec: num
     else if (h.defLength !== 0) invalid(where, `definition levels of ${h.defLength} bytes in a column that has none`);
     const body = raw.subarray(lv);
     const size = h.uncompressedSize - lv;
-    page = h.isCompressed ? decompressPage(codec, body, size) : body;
+    page = h.isCompressed ? decompressPage(codec, body, size, into) : body;
     if (page.length !== size) invalid(where, `values section holds ${page.length} bytes where the header says ${size}`);
     pos = 0;
   }
@@ -542,7 +594,7 @@ function chunkWhere(leaf: ParquetLeafColumn, rg: number): string {
 }
 
 /** Decodes one column chunk's pages into the builder. */
-function readChunk(col: ColumnBuilder, chunk: ParquetColumnChunk, rg: number, rgRows: number, span: Uint8Array, spanStart: number): void {
+function readChunk(col: ColumnBuilder, chunk: ParquetColumnChunk, rg: number, rgRows: number, span: Uint8Array, spanStart: number, kept: PageBufferSource | undefined): void {
   const where = chunkWhere(col.leaf, rg);
   const start = Number(chunk.startOffset) - spanStart;
   const size = Number(chunk.totalCompressedSize);
@@ -567,11 +619,11 @@ function readChunk(col: ColumnBuilder, chunk: ParquetColumnChunk, rg: number, rg
     if (h.type === DICTIONARY_PAGE) {
       if (sawData || dict) invalid(pageWhere, 'a dictionary page after the chunk already started');
       if (h.encoding !== PLAIN && h.encoding !== PLAIN_DICTIONARY) unsupported(pageWhere, `dictionary in ${ENCODING_NAMES[h.encoding] ?? `encoding ${h.encoding}`}`);
-      dict = readDictionary(col.physicalType, decompressPage(chunk.codec, raw, h.uncompressedSize), h.numValues, pageWhere);
+      dict = readDictionary(col.physicalType, decompressPage(chunk.codec, raw, h.uncompressedSize, scratch), h.numValues, pageWhere);
     } else if (h.type === DATA_PAGE || h.type === DATA_PAGE_V2) {
       sawData = true;
       if (h.numValues > want - (col.levels - levelsBefore)) invalid(pageWhere, `page holds ${h.numValues} values, more than the ${want - (col.levels - levelsBefore)} left of the chunk`);
-      dataPage(col, h, raw, chunk.codec, dict, pageWhere);
+      dataPage(col, h, raw, chunk.codec, dict, pageWhere, kept);
     }
     // Index pages and unknown page types are skipped.
   }
@@ -583,7 +635,8 @@ function readChunk(col: ColumnBuilder, chunk: ParquetColumnChunk, rg: number, rg
  * concatenated in that order, from `span`: the file's bytes starting at file offset `spanStart`, which must
  * hold every one of those column chunks.
  */
-export function readColumnChunks(footer: ParquetFooter, span: Uint8Array, spanStart: number, rowGroups: readonly number[], leafIndexes: readonly number[]): DecodedColumn[] {
+export function readColumnChunks(footer: ParquetFooter, span: Uint8Array, spanStart: number, rowGroups: readonly number[], leafIndexes: readonly number[], options: ReadColumnOptions = {}): DecodedColumn[] {
+  const kept = options.pageBuffers;
   const levels = leafLevels(footer);
   const groups = rowGroups.map((g) => {
     const rg = footer.rowGroups[g];
@@ -600,6 +653,7 @@ export function readColumnChunks(footer: ParquetFooter, span: Uint8Array, spanSt
     const info = levels[li]!;
     if (info.maxDefinitionLevel > 255 || info.maxRepetitionLevel > 255) unsupported(where, 'nesting deeper than 255 levels');
     let total = 0;
+    let uncompressed = 1;
     groups.forEach((rg, k) => {
       const c = rg.columns[li]!;
       const w = chunkWhere(leaf, rowGroups[k]!);
@@ -608,10 +662,11 @@ export function readColumnChunks(footer: ParquetFooter, span: Uint8Array, spanSt
       if (!codecSupported(c.codec)) unsupported(w, `compression codec ${c.codec}`);
       if (c.numValues < 0n || c.totalCompressedSize < 0n) invalid(w, 'negative value count or size');
       total += Number(c.numValues);
+      uncompressed += Number(c.totalUncompressedSize);
     });
     if (total > MAX_LEVELS_PER_READ) unsupported(where, `${total} values in one read (more than ${MAX_LEVELS_PER_READ}); read fewer row groups at a time`);
-    const col = new ColumnBuilder(li, leaf, info, type, total);
-    groups.forEach((rg, k) => readChunk(col, rg.columns[li]!, rowGroups[k]!, Number(rg.numRows), span, spanStart));
+    const col = new ColumnBuilder(li, leaf, info, type, total, type === PhysicalType.BYTE_ARRAY && uncompressed > 0 ? uncompressed : 0);
+    groups.forEach((rg, k) => readChunk(col, rg.columns[li]!, rowGroups[k]!, Number(rg.numRows), span, spanStart, kept));
     return col.result();
   });
 }

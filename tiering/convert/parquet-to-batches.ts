@@ -76,8 +76,58 @@ export class FooterCache extends ByteBudgetCache<LoadedFooter> {
   constructor(maxBytes: number, decodedRowGroupBytes: number) {
     // The cost is charged from the encoded length recorded at load time.
     super({ maxBytes, sizeOf: (t) => footerCosts.get(t) ?? 4096 });
-    this.rowGroups = decodedRowGroupBytes > 0 ? new LRUCache<string, NativeRows>({ maxSize: decodedRowGroupBytes, sizeCalculation: (r) => Math.max(1, r.bytes) }) : null;
+    // An entry holds a reference on its rows (see releaseRows), dropped when it leaves the cache.
+    this.rowGroups =
+      decodedRowGroupBytes > 0 ? new LRUCache<string, NativeRows>({ maxSize: decodedRowGroupBytes, sizeCalculation: (r) => Math.max(1, r.bytes), dispose: (r) => releaseRows(r) }) : null;
   }
+}
+
+/**
+ * Reused buffers for the decompressed pages that decoded row groups keep (byte-array values stay in their
+ * pages). Writing into fresh memory page-faults, and on this kind of machine that costs more than zstd
+ * itself (about 2.5x slower per page), so the pages of row groups no longer in use come back here.
+ * Only buffers of our own (allocUnsafeSlow, never Node's shared pool slab) are kept, up to `maxFree` bytes.
+ */
+class PageBufferPool {
+  private readonly free: Buffer[] = [];
+  private freeBytes = 0;
+  constructor(private readonly maxFree: number) {}
+  /** A buffer of at least n bytes: the smallest free one no more than twice as large, else a new one. */
+  take(n: number): Buffer {
+    let best = -1;
+    for (let i = 0; i < this.free.length; i++) {
+      const len = this.free[i]!.length;
+      if (len >= n && len <= 2 * n + 65536 && (best < 0 || len < this.free[best]!.length)) best = i;
+    }
+    if (best >= 0) {
+      const buf = this.free[best]!;
+      this.free[best] = this.free[this.free.length - 1]!;
+      this.free.pop();
+      this.freeBytes -= buf.length;
+      return buf;
+    }
+    // Rounded up so pages of slightly different sizes can use each other's buffers.
+    return Buffer.allocUnsafeSlow(n <= 65536 ? n : Math.ceil((n * 1.0625) / 65536) * 65536);
+  }
+  give(buf: Buffer): void {
+    if (buf.length > this.maxFree) return;
+    while (this.free.length > 0 && this.freeBytes + buf.length > this.maxFree) this.freeBytes -= this.free.shift()!.length;
+    this.free.push(buf);
+    this.freeBytes += buf.length;
+  }
+}
+const pagePool = new PageBufferPool(16 * 1024 * 1024);
+
+/**
+ * Drops one reference on decoded rows: the fetch that decoded or took them from the cache holds one until
+ * it has written its batches, and the decoded row group cache one while they are in it. The last one
+ * returns their page buffers to the pool.
+ */
+function releaseRows(rows: NativeRows): void {
+  if (--rows.refs !== 0) return;
+  const pages = rows.pages;
+  rows.pages = [];
+  for (const buf of pages) pagePool.give(buf);
 }
 
 export function createFooterCache(maxBytes: number, decodedRowGroupBytes = DEFAULT_DECODED_ROW_GROUP_BYTES): FooterCache {
@@ -269,6 +319,10 @@ interface Bytes {
  */
 interface NativeRows {
   readonly rows: number;
+  /** Holders of these rows (see releaseRows); their pooled page buffers are reused once none is left. */
+  refs: number;
+  /** Pooled buffers the byte-array values may point into. */
+  pages: Buffer[];
   /** Memory held (value buffers and arrays), for the decoded row group budget. */
   readonly bytes: number;
   readonly offset: Int32Array;
@@ -329,7 +383,13 @@ function decodeNative(leaves: NativeLeaves, span: Uint8Array, spanStart: number,
   const groups: number[] = [];
   for (let g = first; g <= last; g++) groups.push(g);
   const ids = [leaves.offset, leaves.timestamp, leaves.key, leaves.value, leaves.rawRecord, leaves.recordAttributes, leaves.timestampDelta, leaves.headerKey, leaves.headerValue];
-  const [offset, timestamp, key, value, raw, attributes, tsDelta, hk, hv] = readColumnChunks(leaves.footer, span, spanStart, groups, ids) as [DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn];
+  const pages: Buffer[] = [];
+  const pageBuffers = (n: number): Buffer => {
+    const buf = pagePool.take(n);
+    pages.push(buf);
+    return buf;
+  };
+  const [offset, timestamp, key, value, raw, attributes, tsDelta, hk, hv] = readColumnChunks(leaves.footer, span, spanStart, groups, ids, { pageBuffers }) as [DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn, DecodedColumn];
   const rows = offset.numRows;
   // Headers: one level entry per list element, or one for a null or empty list.
   if (hk.numLevels !== hv.numLevels) mismatch(`header keys have ${hk.numLevels} entries, header values ${hv.numLevels}`);
@@ -370,6 +430,8 @@ function decodeNative(leaves: NativeLeaves, span: Uint8Array, spanStart: number,
   bytes += 4 * (rows * 7 + hValueAt.length);
   return {
     rows,
+    refs: 1,
+    pages,
     bytes,
     offset: intsOf(offset),
     offsetAt: valueIndex(offset, rows),
@@ -714,6 +776,8 @@ async function decodeRowGroups(req: RemoteFetchRequest, location: string, rgA: n
   for (let g = rgA; g <= rgB; g++) {
     const hit = memo?.get(key(g));
     parts.push(hit && { firstRow: groups[g]!.firstRow, rows: hit });
+    // This fetch holds the rows until it has written its batches (fetchFromParquet releases them).
+    if (hit) hit.refs++;
     // Only the row group a fetch ends in is kept: the reader has moved past the others, and short-lived
     // entries keep memory (and garbage collection) low.
     if (hit && g < rgB) memo!.delete(key(g));
@@ -733,7 +797,12 @@ async function decodeRowGroups(req: RemoteFetchRequest, location: string, rgA: n
           if (parts[g - rgA] !== undefined) continue;
           const rows = decodeNative(footer.native!, span, groups[m0]!.byteStart, g, g);
           if (rows.rows !== groups[g]!.numRows) mismatch(`row group ${g} holds ${rows.rows} rows, the index says ${groups[g]!.numRows}`);
-          if (g === rgB) memo?.set(key(g), rows);
+          if (g === rgB && memo) {
+            // The cache's reference; lru-cache does not keep an entry larger than its whole budget.
+            rows.refs++;
+            memo.set(key(g), rows);
+            if (memo.peek(key(g)) !== rows) rows.refs--;
+          }
           parts[g - rgA] = { firstRow: groups[g]!.firstRow, rows };
         }
         return { decoded: { kind: 'native', parts: parts as NativePart[] }, bytesRead };
@@ -788,72 +857,77 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
     rowBase = a.firstRow;
     rowEnd = z.firstRow + z.numRows;
   }
-  const lastBatch = batches[batches.length - 1]!;
-  const nextOffset = lastBatch.baseOffset + BigInt(lastBatch.lastOffsetDelta) + 1n;
-  // Without a batch cache, natively rebuilt uncompressed batches are written straight into the response.
-  if (!cache && decoded !== null && decoded.kind === 'native' && batches.every((b) => b.stored !== null || rebuiltUncompressed(b, compression))) {
-    let total = 0;
-    let count = 0;
-    for (const b of batches) {
-      if (b.stored === null && b.recordsCount === 0) continue;
-      total += b.stored !== null ? b.stored.length : BATCH_HEADER_SIZE + b.recordsBytes;
-      count++;
+  try {
+    const lastBatch = batches[batches.length - 1]!;
+    const nextOffset = lastBatch.baseOffset + BigInt(lastBatch.lastOffsetDelta) + 1n;
+    // Without a batch cache, natively rebuilt uncompressed batches are written straight into the response.
+    if (!cache && decoded !== null && decoded.kind === 'native' && batches.every((b) => b.stored !== null || rebuiltUncompressed(b, compression))) {
+      let total = 0;
+      let count = 0;
+      for (const b of batches) {
+        if (b.stored === null && b.recordsCount === 0) continue;
+        total += b.stored !== null ? b.stored.length : BATCH_HEADER_SIZE + b.recordsBytes;
+        count++;
+      }
+      const records = Buffer.allocUnsafe(total);
+      let p = 0;
+      for (const b of batches) {
+        if (b.stored !== null) p += b.stored.copy(records, p);
+        else if (b.recordsCount > 0) {
+          writeNativeBatchAt(decoded.parts, b, records, p);
+          p += BATCH_HEADER_SIZE + b.recordsBytes;
+        }
+      }
+      return { records, batchCount: count, nextOffset, bytesRead, decodedWith: 'native' };
     }
-    const records = Buffer.allocUnsafe(total);
-    let p = 0;
-    for (const b of batches) {
-      if (b.stored !== null) p += b.stored.copy(records, p);
-      else if (b.recordsCount > 0) {
-        writeNativeBatchAt(decoded.parts, b, records, p);
-        p += BATCH_HEADER_SIZE + b.recordsBytes;
+    const out: Buffer[] = [];
+    for (let i = 0; i < batches.length; i++) {
+      const b = batches[i]!;
+      if (b.stored !== null) {
+        out.push(b.stored);
+        continue;
+      }
+      if (b.recordsCount === 0) continue;
+      const hit = cached[i];
+      if (hit !== undefined) {
+        out.push(hit);
+        continue;
+      }
+      const rebuilt = rebuildBatch(decoded!, b, rowBase, compression);
+      if (cache) cache.set(BatchCache.key(location!, b, compression), rebuilt);
+      out.push(rebuilt);
+    }
+    // Read-ahead: the batches after this fetch whose rows are all in the row groups just decoded go to the
+    // cache too, so a consumer reading on does not decode the same row group again on its next fetch.
+    if (cache && decoded !== null && location !== null) {
+      for (let j = end; j < index.batches.length; j++) {
+        const b = index.batches[j]!;
+        if (b.stored !== null || b.recordsCount === 0) continue;
+        if (b.firstRow + b.recordsCount > rowEnd) break;
+        const key = BatchCache.key(location, b, compression);
+        if (cache.peek(key)) continue;
+        let rebuilt: Buffer;
+        try {
+          rebuilt = rebuildBatch(decoded, b, rowBase, compression);
+        } catch (err) {
+          // A batch that does not rebuild is reported by the fetch that asks for it, not by read-ahead.
+          if (err instanceof TieringConvertError && err.code === 'INDEX_MISMATCH') break;
+          throw err;
+        }
+        cache.set(key, rebuilt);
       }
     }
-    return { records, batchCount: count, nextOffset, bytesRead, decodedWith: 'native' };
+    return {
+      // Cached buffers are shared between fetches: hand out a copy, so a caller that writes into its
+      // response (or keeps it) cannot change what the next fetch gets.
+      records: out.length === 1 && !cache ? out[0]! : Buffer.concat(out),
+      batchCount: out.length,
+      nextOffset,
+      bytesRead,
+      decodedWith: decoded === null ? null : decoded.kind,
+    };
+  } finally {
+    // The decoded rows are no longer needed by this fetch: everything above copied out of them.
+    if (decoded !== null && decoded.kind === 'native') for (const part of decoded.parts) releaseRows(part.rows);
   }
-  const out: Buffer[] = [];
-  for (let i = 0; i < batches.length; i++) {
-    const b = batches[i]!;
-    if (b.stored !== null) {
-      out.push(b.stored);
-      continue;
-    }
-    if (b.recordsCount === 0) continue;
-    const hit = cached[i];
-    if (hit !== undefined) {
-      out.push(hit);
-      continue;
-    }
-    const rebuilt = rebuildBatch(decoded!, b, rowBase, compression);
-    if (cache) cache.set(BatchCache.key(location!, b, compression), rebuilt);
-    out.push(rebuilt);
-  }
-  // Read-ahead: the batches after this fetch whose rows are all in the row groups just decoded go to the
-  // cache too, so a consumer reading on does not decode the same row group again on its next fetch.
-  if (cache && decoded !== null && location !== null) {
-    for (let j = end; j < index.batches.length; j++) {
-      const b = index.batches[j]!;
-      if (b.stored !== null || b.recordsCount === 0) continue;
-      if (b.firstRow + b.recordsCount > rowEnd) break;
-      const key = BatchCache.key(location, b, compression);
-      if (cache.peek(key)) continue;
-      let rebuilt: Buffer;
-      try {
-        rebuilt = rebuildBatch(decoded, b, rowBase, compression);
-      } catch (err) {
-        // A batch that does not rebuild is reported by the fetch that asks for it, not by read-ahead.
-        if (err instanceof TieringConvertError && err.code === 'INDEX_MISMATCH') break;
-        throw err;
-      }
-      cache.set(key, rebuilt);
-    }
-  }
-  return {
-    // Cached buffers are shared between fetches: hand out a copy, so a caller that writes into its
-    // response (or keeps it) cannot change what the next fetch gets.
-    records: out.length === 1 && !cache ? out[0]! : Buffer.concat(out),
-    batchCount: out.length,
-    nextOffset,
-    bytesRead,
-    decodedWith: decoded === null ? null : decoded.kind,
-  };
 }

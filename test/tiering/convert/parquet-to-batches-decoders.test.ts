@@ -193,3 +193,40 @@ test('a forward reader range-reads and decodes each row group once: the footer c
   assert.ok(small.bytes.equals(fresh.bytes));
   assert.equal(small.kept, 0, 'a row group larger than the budget is not kept');
 });
+
+test('readers sharing a footer cache, interleaved and concurrent, get the bytes a lone reader gets; earlier results stay intact', async (t) => {
+  // Decoded row groups keep their pages in reused buffers: this checks none is reused while a fetch or
+  // the cache still holds it.
+  const x = await tier(t, 'zstd');
+  const f = x.files.find((y) => y.index.rowGroups.length > 3)!;
+  const maxBytes = 5000;
+  const alone = async (from: bigint): Promise<Buffer[]> => {
+    const out: Buffer[] = [];
+    for (let offset = from; offset <= f.index.lastOffset; ) {
+      const r = await fetchFromParquet({ io: x.io, tableLocation: x.table, index: f.index, fetchOffset: offset, maxBytes, decoder: 'native', reuseDecodedRowGroups: false });
+      out.push(Buffer.from(r.records));
+      offset = r.nextOffset;
+    }
+    return out;
+  };
+  const span = f.index.lastOffset - f.index.baseOffset;
+  const starts = [f.index.baseOffset, f.index.baseOffset + span / 3n, f.index.baseOffset + span / 2n, f.index.baseOffset + span / 3n];
+  const want = await Promise.all(starts.map((s) => alone(s)));
+  const footers = createFooterCache(1 << 20);
+  const got: Buffer[][] = starts.map(() => []);
+  const at = [...starts];
+  for (let round = 0; at.some((o) => o <= f.index.lastOffset); round++) {
+    // Each round: some readers fetch at once, in an order that changes from round to round.
+    const who = at.map((_, i) => i).filter((i) => at[i]! <= f.index.lastOffset && (i + round) % 3 !== 0);
+    if (round % 2 === 1) who.reverse();
+    const results = await Promise.all(who.map((i) => fetchFromParquet({ io: x.io, tableLocation: x.table, index: f.index, fetchOffset: at[i]!, maxBytes, footers, decoder: 'native' })));
+    results.forEach((r, k) => {
+      got[who[k]!]!.push(r.records);
+      at[who[k]!] = r.nextOffset;
+    });
+  }
+  for (let i = 0; i < starts.length; i++) {
+    assert.equal(got[i]!.length, want[i]!.length, `reader ${i}: number of fetches`);
+    got[i]!.forEach((b, k) => assert.ok(b.equals(want[i]![k]!), `reader ${i}, fetch ${k}: the same bytes as a lone reader, still intact after the later fetches`));
+  }
+});
