@@ -9,7 +9,9 @@
 //   cold, native / cold, parquet-wasm: fetchFromParquet on the same index without a batch cache, forcing one
 //           row-group decoder: the native column reader (what 'auto' uses for Floe's files) or the
 //           parquet-wasm fallback (files of other writers); 'no reuse' also turns off the decoded row groups
-//           the footer cache keeps, so every fetch range-reads and decodes all the row groups it touches.
+//           the footer cache keeps, so every fetch range-reads and decodes all the row groups it touches;
+//   cold, read handles off: the cold plugin path over a LocalFileIO that opens, stats and closes the data
+//           file on every range read (readHandles: 0) instead of keeping read handles open.
 // Throughput is MB/s of log bytes (the segment's size over the time to walk all its offsets), so both paths
 // are charged for the same records although rebuilt batches are sent uncompressed. First-byte latency: one
 // 1 MiB fetch at each of N spread offsets, against a fresh codec (nothing cached: index, footer, data), then
@@ -81,6 +83,8 @@ async function main(): Promise<void> {
   const converted = await converter.convertSegment({ io, tableLocation, schema: converter.tableSchema(), specId: 0, partition: 0, baseOffset: 0, lastOffset: closed.lastOffset, segmentPath: closed.path });
   const input = { io, partition: 0, baseOffset: 0, lastOffset: closed.lastOffset, dataFiles: converted.dataFiles.map((f) => f.file_path), indexFiles: converted.indexFiles, maxBytes: FETCH, minOneBatch: true };
   const plugin = (codec: ConvertCodec): Reader => (fetchOffset) => codec.readSegment({ ...input, fetchOffset });
+  const ioNoHandles = new LocalFileIO({ root: join(dir, 'wh'), fsync: false, readHandles: 0 });
+  const pluginNoHandles = (codec: ConvertCodec): Reader => (fetchOffset) => codec.readSegment({ ...input, io: ioNoHandles, fetchOffset });
   const hot: Reader = (offset) => log.read(offset, FETCH, { maxOffset: end });
   if (converted.indexFiles.length !== 1) throw new Error(`expected one data file, got ${converted.indexFiles.length}; raise the target file size`);
   const index = decodeSegmentIndex(await io.get(converted.indexFiles[0]!));
@@ -94,18 +98,21 @@ async function main(): Promise<void> {
   console.log(`segment: ${logMB.toFixed(1)} MB of log bytes (${CODEC} batches), ${end} records, ${converted.dataFiles.length} data file(s); runs ${RUNS}; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 
   const coldCodec = new ConvertCodec({ batchCacheBytes: 0 });
+  const coldCodecNoHandles = new ConvertCodec({ batchCacheBytes: 0 });
   const cachedCodec = new ConvertCodec({ batchCacheBytes: 4 * segment.length + (256 << 20) });
   // Warm-up: JIT, page cache, index and footer caches; the cached codec's pass fills its batch cache.
   const hotBytes = await walk(hot, end);
   const rebuiltBytes = await walk(plugin(coldCodec), end);
+  await walk(pluginNoHandles(coldCodecNoHandles), end);
   await walk(plugin(cachedCodec), end);
   const nativeBytes = await walk(direct('native'), end);
   const wasmBytes = await walk(direct('parquet-wasm'), end);
   if (nativeBytes !== rebuiltBytes || wasmBytes !== rebuiltBytes) throw new Error(`decoders disagree: ${nativeBytes} native, ${wasmBytes} parquet-wasm, ${rebuiltBytes} plugin bytes`);
-  const t = { hot: [] as number[], cold: [] as number[], ahead: [] as number[], cached: [] as number[], native: [] as number[], noReuse: [] as number[], wasm: [] as number[] };
+  const t = { hot: [] as number[], cold: [] as number[], coldNoHandles: [] as number[], ahead: [] as number[], cached: [] as number[], native: [] as number[], noReuse: [] as number[], wasm: [] as number[] };
   for (let r = 0; r < RUNS; r++) {
     t.hot.push(logMB / (await seconds(() => walk(hot, end))));
     t.cold.push(logMB / (await seconds(() => walk(plugin(coldCodec), end))));
+    t.coldNoHandles.push(logMB / (await seconds(() => walk(pluginNoHandles(coldCodecNoHandles), end))));
     const fresh = new ConvertCodec({ batchCacheBytes: 4 * segment.length + (256 << 20) });
     t.ahead.push(logMB / (await seconds(() => walk(plugin(fresh), end))));
     t.cached.push(logMB / (await seconds(() => walk(plugin(cachedCodec), end))));
@@ -121,6 +128,7 @@ async function main(): Promise<void> {
       [
         ['hot log (PartitionLog.read)', h.toFixed(0), t.hot.map((x) => x.toFixed(0)).join(' '), '1.00'],
         ['remote, cold (no batch cache)', median(t.cold).toFixed(0), t.cold.map((x) => x.toFixed(0)).join(' '), (median(t.cold) / h).toFixed(2)],
+        ['remote, cold, read handles off (open per read)', median(t.coldNoHandles).toFixed(0), t.coldNoHandles.map((x) => x.toFixed(0)).join(' '), (median(t.coldNoHandles) / h).toFixed(2)],
         ['remote, first pass, batch cache on (read-ahead)', median(t.ahead).toFixed(0), t.ahead.map((x) => x.toFixed(0)).join(' '), (median(t.ahead) / h).toFixed(2)],
         ['remote, cached', median(t.cached).toFixed(0), t.cached.map((x) => x.toFixed(0)).join(' '), (median(t.cached) / h).toFixed(2)],
         ['remote, cold, native decoder (fetchFromParquet)', median(t.native).toFixed(0), t.native.map((x) => x.toFixed(0)).join(' '), (median(t.native) / h).toFixed(2)],
@@ -153,6 +161,7 @@ async function main(): Promise<void> {
   console.log(`load average after: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   await log.close();
   await io.close();
+  await ioNoHandles.close();
   await rm(dir, { recursive: true, force: true });
 }
 
