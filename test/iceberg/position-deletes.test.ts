@@ -4,7 +4,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { icebergRead } from 'icebird';
 import { WarehouseCatalog } from '../../iceberg/catalog/warehouse.js';
 import { DataFileContent, ManifestEntryStatus } from '../../iceberg/data-file.js';
@@ -17,6 +16,7 @@ import type { Schema } from '../../iceberg/schema.js';
 import { Table } from '../../iceberg/table.js';
 import { IcebergError } from '../../iceberg/types.js';
 import { installWarehouseFetch } from '../helpers/file-fetch.js';
+import { duck } from '../helpers/duckdb.js';
 
 const SCHEMA: Schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'n', required: true, type: 'long' }] };
 const ID = { namespace: ['t'], name: 'x' };
@@ -33,15 +33,6 @@ async function setup(t: TestContext): Promise<{ dir: string; io: LocalFileIO; ta
 
 const rows = (from: number, to: number): arrow.Table => new arrow.Table({ n: arrow.makeVector(BigInt64Array.from({ length: to - from }, (_, i) => BigInt(from + i))) });
 
-async function duck(t: TestContext): Promise<(sql: string) => Promise<Record<string, unknown>[]>> {
-  const db = await DuckDBInstance.create(':memory:');
-  const conn = await db.connect();
-  t.after(() => {
-    conn.closeSync();
-    db.closeSync();
-  });
-  return async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
-}
 
 async function icebird(io: LocalFileIO, table: Table): Promise<number[]> {
   const restore = installWarehouseFetch(io);

@@ -10,7 +10,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { icebergRead } from 'icebird';
 import type { FileIO } from '../../iceberg/io/file-io.js';
 import type { Catalog, TableIdentifier } from '../../iceberg/catalog/catalog.js';
@@ -19,6 +18,7 @@ import { ancestorsOf, currentSnapshot } from '../../iceberg/table-metadata.js';
 import { DataFileContent, type ManifestEntry } from '../../iceberg/data-file.js';
 import type { Schema } from '../../iceberg/schema.js';
 import { installWarehouseFetch } from '../helpers/file-fetch.js';
+import { duck } from '../helpers/duckdb.js';
 import { readWithPythonAvro, type PythonAvroResult } from './avro/python-avro.js';
 
 /** Parses an object of the warehouse with python3-avro (an independent Avro reader). */
@@ -77,15 +77,6 @@ async function readWithIcebird(io: FileIO, table: Table): Promise<Record<string,
   }
 }
 
-async function duck(t: TestContext): Promise<(sql: string) => Promise<Record<string, unknown>[]>> {
-  const db = await DuckDBInstance.create(':memory:');
-  const conn = await db.connect();
-  t.after(() => {
-    conn.closeSync();
-    db.closeSync();
-  });
-  return async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
-}
 
 /** Copies each live file to a temp folder and checks it with DuckDB against its manifest entry. */
 async function checkFilesWithDuckDB(t: TestContext, io: FileIO, entries: ManifestEntry[], fieldIds: number[]): Promise<number> {

@@ -2,45 +2,22 @@
 // for files it does not support), must give byte-identical batches for every fidelity case.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
 import * as pq from 'parquet-wasm';
-import { LocalFileIO } from '../../../iceberg/io/local.js';
 import { ParquetError } from '../../../iceberg/parquet/errors.js';
 import { parseParquetFooter, readParquetTable } from '../../../iceberg/parquet/reader.js';
 import type { ParquetCompression } from '../../../iceberg/parquet/writer.js';
 import { decodeRecordBatch } from '../../../protocol/record-batch/record-batch.js';
 import { scanBatches } from '../../../protocol/record-batch/batches.js';
-import { convertSegment, type ConvertedFile } from '../../../tiering/convert/segment-to-parquet.js';
 import { createBatchCache, createFooterCache, fetchFromParquet, type BatchCache, type RebuildCompression, type RowDecoder } from '../../../tiering/convert/parquet-to-batches.js';
 import { resolveLocation } from '../../../tiering/offset-index/location.js';
 import { findIndex } from '../../../tiering/offset-index/lookup.js';
 import type { SegmentIndex } from '../../../tiering/offset-index/format.js';
-import { buildSegment } from './segment-fixture.js';
+import { tierFixture, type Tiered } from './tiered-fixture.js';
 
-interface Tiered {
-  io: LocalFileIO;
-  table: string;
-  files: ConvertedFile[];
-  segment: Buffer;
-}
-
-async function tier(t: { after: (fn: () => Promise<void>) => void }, compression: ParquetCompression, targetFileBytes?: number): Promise<Tiered> {
-  const dir = await mkdtemp(join(tmpdir(), 'floe-decoders-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const io = new LocalFileIO({ root: dir, fsync: false });
-  t.after(() => io.close());
-  const table = `file://${dir}/kafka/topic`;
-  const segment = buildSegment();
-  const files: ConvertedFile[] = [];
-  for await (const f of convertSegment(segment, { partition: 1, targetRowGroupBytes: 8 * 1024, compression, ...(targetFileBytes ? { targetFileBytes } : {}) })) {
-    if (f.dataPath !== null) await io.put(resolveLocation(table, f.dataPath), Buffer.from(f.parquet!.bytes));
-    files.push(f);
-  }
-  return { io, table, files, segment };
-}
+/** The fixture tiered into partition 1 with Parquet `compression` (see ./tiered-fixture.ts). */
+const tier = (t: { after: (fn: () => Promise<void>) => void }, compression: ParquetCompression, targetFileBytes?: number): Promise<Tiered> =>
+  tierFixture(t, { partition: 1, compression, ...(targetFileBytes ? { targetFileBytes } : {}) });
 
 interface Walk {
   batches: Buffer[];

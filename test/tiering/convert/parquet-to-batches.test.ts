@@ -1,44 +1,19 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { LocalFileIO } from '../../../iceberg/io/local.js';
+import { writeFile } from 'node:fs/promises';
 import { decodeRecordBatch, recordsSection as originalRecords } from '../../../protocol/record-batch/record-batch.js';
 import { isBatchCrcValid } from '../../../protocol/record-batch/crc.js';
 import { scanBatches } from '../../../protocol/record-batch/batches.js';
 import { ATTR_COMPRESSION_MASK } from '../../../protocol/record-batch/header.js';
 import { compressionOf } from '../../../protocol/record-batch/compression.js';
-import { convertSegment, type ConvertedFile } from '../../../tiering/convert/segment-to-parquet.js';
 import { createBatchCache, createFooterCache, fetchFromParquet, type BatchCache, type RebuildCompression } from '../../../tiering/convert/parquet-to-batches.js';
 import { resolveLocation } from '../../../tiering/offset-index/location.js';
 import { findIndex } from '../../../tiering/offset-index/lookup.js';
-import { decodeSegmentIndex } from '../../../tiering/offset-index/format.js';
-import { buildSegment, rng } from './segment-fixture.js';
+import { rng } from './segment-fixture.js';
+import { tierFixture, type Tiered } from './tiered-fixture.js';
 
-interface Tiered {
-  io: LocalFileIO;
-  table: string;
-  files: ConvertedFile[];
-  segment: Buffer;
-}
-
-async function tier(t: { after: (fn: () => Promise<void>) => void }, opts: { targetFileBytes?: number; targetRowGroupBytes?: number } = {}): Promise<Tiered> {
-  const dir = await mkdtemp(join(tmpdir(), 'floe-tier-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const io = new LocalFileIO({ root: dir, fsync: false });
-  t.after(() => io.close());
-  const table = `file://${dir}/kafka/topic`;
-  const segment = buildSegment();
-  const files: ConvertedFile[] = [];
-  for await (const f of convertSegment(segment, { partition: 2, targetRowGroupBytes: 8 * 1024, ...opts })) {
-    if (f.dataPath !== null) await io.put(resolveLocation(table, f.dataPath), Buffer.from(f.parquet!.bytes));
-    await io.put(resolveLocation(table, f.indexPath), f.indexBytes);
-    // What the fetch path uses is what was stored: decode the index from its bytes.
-    files.push({ ...f, index: decodeSegmentIndex(await io.get(resolveLocation(table, f.indexPath))) });
-  }
-  return { io, table, files, segment };
-}
+/** The fixture tiered into partition 2 (see ./tiered-fixture.ts). */
+const tier = (t: { after: (fn: () => Promise<void>) => void }, opts: { targetFileBytes?: number; targetRowGroupBytes?: number } = {}): Promise<Tiered> => tierFixture(t, { partition: 2, ...opts });
 
 /** Every batch of the segment: its bytes, decoded form and decompressed records section. */
 function originals(segment: Buffer) {
