@@ -238,11 +238,11 @@ class Leaf {
         v.bytes(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), start * 8, end * 8);
         if (end <= start) return;
         // Bounds compared as (signed high word, unsigned low word) pairs: no BigInt per value.
-        if (!this.hasMinMax) this.stat(words[2 * start + 1]!, words[2 * start]!);
-        let minHi = this.minHi;
-        let minLo = this.minLo;
-        let maxHi = this.maxHi;
-        let maxLo = this.maxLo;
+        const seed = !this.hasMinMax;
+        let minHi = seed ? words[2 * start + 1]! : this.minHi;
+        let minLo = seed ? words[2 * start]! >>> 0 : this.minLo;
+        let maxHi = seed ? minHi : this.maxHi;
+        let maxLo = seed ? minLo : this.maxLo;
         for (let k = start; k < end; k++) {
           const hi = words[2 * k + 1]!;
           const lo = words[2 * k]! >>> 0;
@@ -255,6 +255,7 @@ class Leaf {
             maxLo = lo;
           }
         }
+        this.hasMinMax = true;
         this.minHi = minHi;
         this.minLo = minLo;
         this.maxHi = maxHi;
@@ -324,24 +325,6 @@ class Leaf {
       }
       default:
         throw new ParquetError('UNSUPPORTED_TYPE', `no native encoding for Parquet type ${this.phys.type}`);
-    }
-  }
-
-  private stat(hi: number, lo: number): void {
-    const ulo = lo >>> 0;
-    if (!this.hasMinMax) {
-      this.hasMinMax = true;
-      this.minHi = this.maxHi = hi;
-      this.minLo = this.maxLo = ulo;
-      return;
-    }
-    if (hi < this.minHi || (hi === this.minHi && ulo < this.minLo)) {
-      this.minHi = hi;
-      this.minLo = ulo;
-    }
-    if (hi > this.maxHi || (hi === this.maxHi && ulo > this.maxLo)) {
-      this.maxHi = hi;
-      this.maxLo = ulo;
     }
   }
 

@@ -4,22 +4,9 @@
  * field id of each open struct for the compact protocol's delta-encoded field headers.
  */
 import { ParquetError } from './errors.js';
+import { TType } from './thrift.js';
 
-// Compact protocol type ids.
-export const TType = {
-  BOOL_TRUE: 1,
-  BOOL_FALSE: 2,
-  BYTE: 3,
-  I16: 4,
-  I32: 5,
-  I64: 6,
-  DOUBLE: 7,
-  BINARY: 8,
-  LIST: 9,
-  SET: 10,
-  MAP: 11,
-  STRUCT: 12,
-} as const;
+export { TType };
 
 const encoder = new TextEncoder();
 

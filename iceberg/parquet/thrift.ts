@@ -8,19 +8,22 @@ import { ParquetError } from './errors.js';
 export type ThriftValue = boolean | number | bigint | Uint8Array | ThriftStruct | ThriftValue[];
 export type ThriftStruct = Map<number, ThriftValue>;
 
-// Compact protocol type ids.
-const BOOL_TRUE = 1;
-const BOOL_FALSE = 2;
-const BYTE = 3;
-const I16 = 4;
-const I32 = 5;
-const I64 = 6;
-const DOUBLE = 7;
-const BINARY = 8;
-const LIST = 9;
-const SET = 10;
-const MAP = 11;
-const STRUCT = 12;
+/** Thrift compact protocol type ids (shared by this reader, thrift-writer.ts and tiering's footer slicer). */
+export const TType = {
+  BOOL_TRUE: 1,
+  BOOL_FALSE: 2,
+  BYTE: 3,
+  I16: 4,
+  I32: 5,
+  I64: 6,
+  DOUBLE: 7,
+  BINARY: 8,
+  LIST: 9,
+  SET: 10,
+  MAP: 11,
+  STRUCT: 12,
+} as const;
+const { BOOL_TRUE, BOOL_FALSE, BYTE, I16, I32, I64, DOUBLE, BINARY, LIST, SET, MAP, STRUCT } = TType;
 
 const MAX_DEPTH = 64;
 

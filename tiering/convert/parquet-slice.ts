@@ -8,21 +8,11 @@
  * re-encodes byte for byte apart from the edits. Page-index and bloom-filter references are dropped from
  * the slice, since they point outside the bytes it holds.
  */
+import { TType } from '../../iceberg/parquet/thrift.js';
 import { TieringConvertError } from './errors.js';
 
 // Thrift compact protocol wire types.
-const T_TRUE = 1;
-const T_FALSE = 2;
-const T_BYTE = 3;
-const T_I16 = 4;
-const T_I32 = 5;
-const T_I64 = 6;
-const T_DOUBLE = 7;
-const T_BINARY = 8;
-const T_LIST = 9;
-const T_SET = 10;
-const T_MAP = 11;
-const T_STRUCT = 12;
+const { BOOL_TRUE: T_TRUE, BOOL_FALSE: T_FALSE, BYTE: T_BYTE, I16: T_I16, I32: T_I32, I64: T_I64, DOUBLE: T_DOUBLE, BINARY: T_BINARY, LIST: T_LIST, SET: T_SET, MAP: T_MAP, STRUCT: T_STRUCT } = TType;
 
 export interface ThriftField {
   readonly id: number;
