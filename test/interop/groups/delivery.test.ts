@@ -55,3 +55,31 @@ test('records with another key or never produced are reported', () => {
   assert.match(r.wrong[0] ?? '', /0:0 consumed by m1 with key x, produced with a/);
   assert.match(r.wrong[1] ?? '', /never produced/);
 });
+
+test('a record its consumer committed in its generation may not come again; one whose commit was refused or acknowledged only after a rebalance may', () => {
+  const at = (n: number) => 1_000 + n;
+  const r = checkDelivery({
+    produced,
+    consumed: [
+      // 0:0: m1 committed it before the rebalance, yet m2 read it again: forbidden.
+      { member: 'm1', partition: 0, offset: 0, key: 'a', at: at(1), committed: true },
+      { member: 'm2', partition: 0, offset: 0, key: 'a', at: at(5), committed: true },
+      // 0:1: m1's commit was in flight across the rebalance; m2 re-read it from the committed offset: allowed.
+      { member: 'm1', partition: 0, offset: 1, key: 'b', at: at(2), committed: false },
+      { member: 'm2', partition: 0, offset: 1, key: 'b', at: at(6), committed: true },
+      // 0:2: m2 consumed and committed it, and m1 (listed first here) had read it earlier without a commit: allowed.
+      { member: 'm2', partition: 0, offset: 2, key: 'c', at: at(7), committed: true },
+      { member: 'm1', partition: 0, offset: 2, key: 'c', at: at(3), committed: false },
+      // 1:0: read three times; the second reader committed it, so the third read is forbidden.
+      { member: 'm1', partition: 1, offset: 0, key: 'd', at: at(1), committed: false },
+      { member: 'm2', partition: 1, offset: 0, key: 'd', at: at(4), committed: true },
+      { member: 'm3', partition: 1, offset: 0, key: 'd', at: at(9), committed: false },
+      { member: 'm3', partition: 1, offset: 1, key: 'e', at: at(9), committed: false },
+    ],
+    victimPartitions: [],
+    committedAtKill: [3, 2],
+  });
+  assert.equal(r.allowedDuplicates, 2);
+  assert.deepEqual(r.forbiddenDuplicates.map((d) => d.split(' ')[0]), ['0:0', '1:0']);
+  assert.match(r.forbiddenDuplicates[0] ?? '', /consumed by m1 \(committed it\), m2/);
+});

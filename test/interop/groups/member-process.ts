@@ -21,6 +21,8 @@ export interface MemberEvent {
   readonly o?: number;
   readonly k?: string;
   readonly error?: string;
+  /** When the test process read the line (ms since the epoch), to order events of different members. */
+  readonly at?: number;
 }
 
 export interface Consumption {
@@ -28,6 +30,15 @@ export interface Consumption {
   readonly partition: number;
   readonly offset: number;
   readonly key: string;
+  /** When the test read the record's line (ms since the epoch); orders consumptions of different members. */
+  readonly at?: number;
+  /**
+   * Whether the member's own commit past this record was acknowledged while it still held the generation
+   * it consumed the record in: after the record line and before the member's next `assigned` line (members
+   * that print no `assigned` lines commit synchronously, so any later acknowledgement counts). Undefined
+   * for a member that prints no commits at all (kcat auto-commits in the background).
+   */
+  readonly committed?: boolean;
 }
 
 export class MemberProcess {
@@ -72,7 +83,27 @@ export class MemberProcess {
   }
 
   consumed(): Consumption[] {
-    return this.events.filter((ev) => ev.e === 'record').map((ev) => ({ member: this.name, partition: ev.p as number, offset: ev.o as number, key: ev.k as string }));
+    const reportsCommits = this.events.some((ev) => ev.e === 'commit' || ev.e === 'commit_error');
+    const out: Consumption[] = [];
+    this.events.forEach((ev, i) => {
+      if (ev.e !== 'record') return;
+      const partition = ev.p as number;
+      const offset = ev.o as number;
+      let committed: boolean | undefined;
+      if (reportsCommits) {
+        committed = false;
+        for (let j = i + 1; j < this.events.length; j++) {
+          const later = this.events[j] as MemberEvent;
+          if (later.e === 'assigned') break;
+          if (later.e === 'commit' && later.p === partition && (later.o ?? -1) > offset) {
+            committed = true;
+            break;
+          }
+        }
+      }
+      out.push({ member: this.name, partition, offset, key: ev.k as string, at: ev.at, committed });
+    });
+    return out;
   }
 
   count(kind: MemberEvent['e']): number {
@@ -90,7 +121,7 @@ export class MemberProcess {
     for (const line of lines) {
       if (line.trim() === '') continue;
       try {
-        this.events.push(JSON.parse(line) as MemberEvent);
+        this.events.push({ ...(JSON.parse(line) as MemberEvent), at: Date.now() });
       } catch {
         this.log += `${line}\n`;
       }

@@ -13,6 +13,13 @@
  * started from the committed offset, and the offset refresh after the rejoin re-reads what was fetched but
  * not yet taken from the stream. Without these two checks the scenario sees those records twice (client-side;
  * the broker's Fetch and OffsetFetch answers are what the other clients get).
+ *
+ * A commit in flight when a rebalance starts is refused (REBALANCE_IN_PROGRESS or ILLEGAL_GENERATION);
+ * the library then rejoins (a rejoining leader starts yet another rebalance, so with a commit per record
+ * a few generations go by before the group settles) and retries the commit under the new generation.
+ * The new owner of the partition may already have read the record from the committed offset: an
+ * at-least-once re-read that delivery.ts allows, because the commit was acknowledged only after the
+ * rebalance (the member prints the `assigned` line of the new generation first).
  */
 import { Consumer, MessagesStreamFallbackModes, MessagesStreamModes } from '@platformatic/kafka';
 import type { MemberOptions } from './scenario.js';
