@@ -2,10 +2,12 @@
  * A closed log segment (whole v2 batches, as stored) becomes Parquet data files of the topic table plus,
  * for each, its segment-to-offset index (../offset-index/format.ts).
  *
- * - Streaming and bounded: batches are decoded one at a time into Arrow chunks of `chunkRows` rows, which
- *   the Parquet writer pulls as it goes; a data file is closed at a batch boundary once it holds
- *   `targetFileBytes` of log bytes, and the caller receives it (async generator) before the next begins.
- *   Memory is the segment plus one file's output plus one row group inside the writer.
+ * - Streaming and bounded: the segment is read in windows of about one data file (`SegmentSource`), and
+ *   batches are decoded one at a time into Arrow chunks of `chunkRows` rows, which the Parquet writer pulls
+ *   as it goes; a data file is closed at a batch boundary once it holds `targetFileBytes` of log bytes, and
+ *   the caller receives it (async generator) before the next begins. Memory is one window (the file's log
+ *   bytes, plus one batch) plus one file's output plus one row group inside the writer, whatever the
+ *   segment's size.
  * - Row groups are ordered by offset and hold about `targetRowGroupBytes` of keys, values and headers (the
  *   row count is set per file from a sample of its first batches), so a fetch reads about that much.
  * - Only data records become rows. Control batches and batches left without records by compaction are kept
@@ -20,7 +22,7 @@
  */
 import type * as arrow from 'apache-arrow';
 import { writeParquet, type ParquetCompression, type ParquetWriteResult } from '../../iceberg/parquet/writer.js';
-import { ATTR_CONTROL, ATTR_TIMESTAMP_TYPE_LOG_APPEND, BATCH_HEADER_SIZE, readBatchHeader, type BatchHeader } from '../../protocol/record-batch/header.js';
+import { ATTR_CONTROL, ATTR_TIMESTAMP_TYPE_LOG_APPEND, BATCH_HEADER_SIZE, BATCH_LOG_OVERHEAD, BATCH_OFFSETS, readBatchHeader, type BatchHeader } from '../../protocol/record-batch/header.js';
 import { nextBatch, type BatchBounds } from '../../protocol/record-batch/batches.js';
 import { checkBatchBounds, recordsSection } from '../../protocol/record-batch/record-batch.js';
 import { compressionOf, DEFAULT_MAX_DECOMPRESSED_BYTES, type DecompressScratch } from '../../protocol/record-batch/compression.js';
@@ -84,28 +86,85 @@ function safe(v: bigint, what: string, at: number): number {
   return n;
 }
 
-/** The whole batches of a segment, checked to be v2 and in increasing offset order. */
-export function scanSegment(segment: Buffer): BatchBounds[] {
-  const out: BatchBounds[] = [];
-  let pos = 0;
-  let prevLast = -1n;
-  while (pos < segment.length) {
-    let b: BatchBounds | null;
-    try {
-      checkBatchBounds(segment, pos);
-      b = nextBatch(segment, pos);
-    } catch (cause) {
-      throw new TieringConvertError('INVALID_SEGMENT', `segment batch at byte ${pos} is unreadable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-    }
-    if (b === null) throw new TieringConvertError('INVALID_SEGMENT', `segment ends inside a batch at byte ${pos}; only closed segments of whole batches can be tiered`);
-    if (b.baseOffset <= prevLast || b.lastOffset < b.baseOffset) {
-      throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${pos} covers offsets ${b.baseOffset}..${b.lastOffset}, not after ${prevLast}; the segment is out of order`);
-    }
-    prevLast = b.lastOffset;
-    out.push(b);
-    pos = b.end;
+/** A closed segment's bytes, read in order a window at a time (a `.log` file, or a buffer in memory). */
+export interface SegmentSource {
+  /** The segment's length in bytes. */
+  readonly size: number;
+  /** Reads up to `length` bytes at `position` into `target` from `offset`; resolves to the count read (0 at the end). */
+  read(target: Buffer, offset: number, length: number, position: number): Promise<number>;
+}
+
+/**
+ * The part of the segment in memory: file bytes [start, start + len) at buf[0, len). Bytes before the
+ * batch being converted are dropped, and each read fills the buffer, so one file's worth is read at once.
+ * A buffer source is its own window and is never copied.
+ */
+class SegmentWindow {
+  start = 0;
+  len: number;
+
+  constructor(
+    private readonly source: SegmentSource | null,
+    public buf: Buffer,
+    readonly size: number,
+  ) {
+    this.len = source === null ? size : 0;
   }
-  return out;
+
+  /** Makes file bytes [from, to) readable, keeping nothing before `from`; false if the segment ends first. */
+  async ensure(from: number, to: number): Promise<boolean> {
+    const end = this.start + this.len;
+    if (from >= this.start && to <= end) return true;
+    if (this.source === null || to > this.size || from < this.start || from > end) return to <= end && from >= this.start;
+    if (from > this.start) {
+      this.buf.copyWithin(0, from - this.start, this.len);
+      this.len -= from - this.start;
+      this.start = from;
+    }
+    if (to - this.start > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(to - this.start, Math.min(this.size - this.start, this.buf.length * 2)));
+      this.buf.copy(grown, 0, 0, this.len);
+      this.buf = grown;
+    }
+    // Read ahead as far as the buffer goes: the next batches are wanted next.
+    const want = Math.min(this.buf.length, this.size - this.start);
+    while (this.len < want) {
+      const n = await this.source.read(this.buf, this.len, want - this.len, this.start + this.len);
+      if (n === 0) break;
+      this.len += n;
+    }
+    return this.start + this.len >= to;
+  }
+}
+
+/**
+ * The next batch of a segment at segment byte `pos` (bounds in segment bytes), checked to be whole, v2 and after
+ * `prevLast`. The window keeps `keepFrom` onwards: the batches of the file being gathered.
+ */
+async function nextSegmentBatch(win: SegmentWindow, keepFrom: number, pos: number, prevLast: bigint): Promise<BatchBounds> {
+  const ends = () => new TieringConvertError('INVALID_SEGMENT', `segment ends inside a batch at byte ${pos}; only closed segments of whole batches can be tiered`);
+  if (!(await win.ensure(keepFrom, Math.min(win.size, pos + BATCH_HEADER_SIZE)))) throw ends();
+  let end = win.size;
+  if (win.size - pos >= BATCH_OFFSETS.batchLength + 4) {
+    const declared = pos + BATCH_LOG_OVERHEAD + win.buf.readInt32BE(pos - win.start + BATCH_OFFSETS.batchLength);
+    if (declared > pos && declared <= win.size) end = declared;
+  }
+  if (!(await win.ensure(keepFrom, end))) throw ends();
+  // The batch alone (the window may have moved), so the checks' messages count from its first byte.
+  const rel = pos - win.start;
+  const view = win.buf.subarray(rel, end - win.start);
+  let b: BatchBounds | null;
+  try {
+    checkBatchBounds(view, 0);
+    b = nextBatch(view, 0);
+  } catch (cause) {
+    throw new TieringConvertError('INVALID_SEGMENT', `segment batch at byte ${pos} is unreadable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+  if (b === null) throw ends();
+  if (b.baseOffset <= prevLast || b.lastOffset < b.baseOffset) {
+    throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${pos} covers offsets ${b.baseOffset}..${b.lastOffset}, not after ${prevLast}; the segment is out of order`);
+  }
+  return { ...b, start: pos, end: pos + (b.end - b.start) };
 }
 
 interface DecodedBatch {
@@ -114,14 +173,14 @@ interface DecodedBatch {
   readonly records: KafkaRecord[];
 }
 
-function decodeBatch(segment: Buffer, b: BatchBounds, verifyCrc: boolean): DecodedBatch {
+function decodeBatch(segment: Buffer, b: BatchBounds, verifyCrc: boolean, base: number): DecodedBatch {
   try {
     if (verifyCrc) assertBatchCrc(segment, b.start);
     const header = readBatchHeader(segment, b.start);
     const data = recordsSection(segment, b.start, b.end, compressionOf(header.attributes), DEFAULT_MAX_DECOMPRESSED_BYTES);
     return { header, data, records: decodeRecords(data, header.recordsCount) };
   } catch (cause) {
-    throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${b.start} (offset ${b.baseOffset}) cannot be decoded: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${base + b.start} (offset ${b.baseOffset}) cannot be decoded: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
 }
 
@@ -129,13 +188,13 @@ function decodeBatch(segment: Buffer, b: BatchBounds, verifyCrc: boolean): Decod
  * A batch's header and decompressed records section (checked CRC), without decoding the records. The
  * section may live in `scratch` (reused batch after batch): it is valid until the next batch is opened.
  */
-function openBatch(segment: Buffer, b: BatchBounds, verifyCrc: boolean, scratch: DecompressScratch): { header: BatchHeader; data: Buffer } {
+function openBatch(segment: Buffer, b: BatchBounds, verifyCrc: boolean, scratch: DecompressScratch, base: number): { header: BatchHeader; data: Buffer } {
   try {
     if (verifyCrc) assertBatchCrc(segment, b.start);
     const header = readBatchHeader(segment, b.start);
     return { header, data: recordsSection(segment, b.start, b.end, compressionOf(header.attributes), DEFAULT_MAX_DECOMPRESSED_BYTES, scratch) };
   } catch (cause) {
-    throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${b.start} (offset ${b.baseOffset}) cannot be decoded: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${base + b.start} (offset ${b.baseOffset}) cannot be decoded: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
 }
 
@@ -233,12 +292,12 @@ function hasRows(segment: Buffer, b: BatchBounds): boolean {
 }
 
 /** Rows per row group for a file: the target payload divided by the payload per record of a sample. */
-function rowGroupRowsFor(segment: Buffer, batches: readonly BatchBounds[], targetBytes: number, maxRows: number, verifyCrc: boolean): number {
+function rowGroupRowsFor(segment: Buffer, batches: readonly BatchBounds[], targetBytes: number, maxRows: number, verifyCrc: boolean, base: number): number {
   let rows = 0;
   let bytes = 0;
   for (const b of batches) {
     if (!hasRows(segment, b)) continue;
-    const d = decodeBatch(segment, b, verifyCrc);
+    const d = decodeBatch(segment, b, verifyCrc, base);
     for (const r of d.records) {
       bytes += (r.key?.length ?? 0) + (r.value?.length ?? 0);
       for (const h of r.headers) bytes += h.key.length + (h.value?.length ?? 0);
@@ -251,11 +310,19 @@ function rowGroupRowsFor(segment: Buffer, batches: readonly BatchBounds[], targe
   return Math.max(1, Math.min(maxRows, Math.round(targetBytes / perRow)));
 }
 
+/** The default first window: one data file's log bytes plus room for the batch that crosses the target. */
+function windowBytes(size: number, targetFileBytes: number): number {
+  return Math.max(1, Math.min(size, targetFileBytes + (1 << 20)));
+}
+
 /**
  * Converts a closed segment into data files and their offset indexes, one file at a time. The caller
- * uploads each file (data, then index) before pulling the next, which bounds memory to one file.
+ * uploads each file (data, then index) before pulling the next, which bounds memory to one file. A
+ * `SegmentSource` is read a window at a time into `window.buf` (allocated when null, replaced by a larger
+ * one when a file's batches need more), so a caller can hand the same memory to segment after segment; a
+ * Buffer is used in place.
  */
-export async function* convertSegment(segment: Buffer, options: ConvertOptions): AsyncGenerator<ConvertedFile, void, void> {
+export async function* convertSegment(segment: Buffer | SegmentSource, options: ConvertOptions, window: { buf: Buffer | null } = { buf: null }): AsyncGenerator<ConvertedFile, void, void> {
   const partition = options.partition;
   if (!Number.isInteger(partition) || partition < 0) throw new TieringConvertError('INVALID_OPTION', `partition must be a non-negative integer, got ${partition}`);
   const targetFileBytes = positive('targetFileBytes', options.targetFileBytes, DEFAULT_TARGET_FILE_BYTES);
@@ -263,22 +330,33 @@ export async function* convertSegment(segment: Buffer, options: ConvertOptions):
   const maxRowGroupRows = positive('maxRowGroupRows', options.maxRowGroupRows, DEFAULT_MAX_ROW_GROUP_ROWS);
   const chunkRows = positive('chunkRows', options.chunkRows, DEFAULT_CHUNK_ROWS);
   const verifyCrc = options.verifyCrc ?? true;
-  const all = scanSegment(segment);
-  let i = 0;
-  while (i < all.length) {
+  const win = Buffer.isBuffer(segment)
+    ? new SegmentWindow(null, segment, segment.length)
+    : new SegmentWindow(segment, window.buf ?? Buffer.allocUnsafe(windowBytes(segment.size, targetFileBytes)), segment.size);
+  let pos = 0;
+  let prevLast = -1n;
+  while (pos < win.size) {
+    const fileStart = pos;
     const group: BatchBounds[] = [];
     let logBytes = 0;
-    while (i < all.length && (group.length === 0 || logBytes < targetFileBytes)) {
-      const b = all[i++]!;
+    while (pos < win.size && (group.length === 0 || logBytes < targetFileBytes)) {
+      const b = await nextSegmentBatch(win, fileStart, pos, prevLast);
       group.push(b);
+      prevLast = b.lastOffset;
       logBytes += b.end - b.start;
+      pos += b.end - b.start;
     }
-    yield await convertFile(segment, group, logBytes, {
+    // The window starts at or before the file's first batch and holds all of them; bounds become window bytes.
+    if (!Buffer.isBuffer(segment)) window.buf = win.buf;
+    const bytes = win.buf.subarray(0, win.len);
+    if (win.start > 0) for (const [k, b] of group.entries()) group[k] = { ...b, start: b.start - win.start, end: b.end - win.start };
+    yield await convertFile(bytes, group, logBytes, {
       partition,
-      rowGroupRows: rowGroupRowsFor(segment, group, targetRowGroupBytes, maxRowGroupRows, verifyCrc),
+      rowGroupRows: rowGroupRowsFor(bytes, group, targetRowGroupBytes, maxRowGroupRows, verifyCrc, win.start),
       chunkRows,
       compression: options.compression ?? 'zstd',
       verifyCrc,
+      base: win.start,
     });
   }
 }
@@ -289,6 +367,8 @@ interface FileOptions {
   readonly chunkRows: number;
   readonly compression: ParquetCompression;
   readonly verifyCrc: boolean;
+  /** Segment byte of segment[0] (the window's start), for error messages. */
+  readonly base: number;
 }
 
 async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBytes: number, o: FileOptions): Promise<ConvertedFile> {
@@ -335,12 +415,12 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
         batches.push({ ...indexed, recordsBytes: size - BATCH_HEADER_SIZE, stored });
         continue;
       }
-      const d = openBatch(segment, b, o.verifyCrc, scratch);
+      const d = openBatch(segment, b, o.verifyCrc, scratch, o.base);
       batches.push({ ...indexed, recordsBytes: d.data.length, stored: null });
       const logAppend = (h.attributes & ATTR_TIMESTAMP_TYPE_LOG_APPEND) !== 0;
-      const baseOffset = safe(h.baseOffset, 'base offset', b.start);
-      const baseTs = safe(h.baseTimestamp, 'base timestamp', b.start);
-      const maxTsN = safe(h.maxTimestamp, 'max timestamp', b.start);
+      const baseOffset = safe(h.baseOffset, 'base offset', o.base + b.start);
+      const baseTs = safe(h.baseTimestamp, 'base timestamp', o.base + b.start);
+      const maxTsN = safe(h.maxTimestamp, 'max timestamp', o.base + b.start);
       const fields: RowBatchFields = {
         baseOffset,
         lastOffsetDelta: h.lastOffsetDelta,
@@ -348,7 +428,7 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
         attributes: h.attributes,
         baseTimestamp: baseTs,
         maxTimestamp: maxTsN,
-        producerId: safe(h.producerId, 'producer id', b.start),
+        producerId: safe(h.producerId, 'producer id', o.base + b.start),
         producerEpoch: h.producerEpoch,
         baseSequence: h.baseSequence,
         recordsCount: h.recordsCount,
@@ -359,8 +439,8 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
         try {
           readRecord(d.data, cur, r, rec, f);
         } catch (cause) {
-          if (cause instanceof TieringConvertError) throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${b.start} (offset ${b.baseOffset}): ${cause.message}`, { cause });
-          if (cause instanceof VarintError) throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${b.start} (offset ${b.baseOffset}), record ${r}: ${cause.message}`, { cause });
+          if (cause instanceof TieringConvertError) throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${o.base + b.start} (offset ${b.baseOffset}): ${cause.message}`, { cause });
+          if (cause instanceof VarintError) throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${o.base + b.start} (offset ${b.baseOffset}), record ${r}: ${cause.message}`, { cause });
           throw cause;
         }
         let visible = logAppend ? maxTsN : baseTs + f.timestampDelta;
@@ -380,7 +460,7 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
         if (builder.rows >= o.chunkRows) yield builder.flush();
       }
       if (cur.pos !== d.data.length) {
-        throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${b.start} (offset ${b.baseOffset}) declares ${h.recordsCount} records but ${d.data.length - cur.pos} bytes follow the last one`);
+        throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${o.base + b.start} (offset ${b.baseOffset}) declares ${h.recordsCount} records but ${d.data.length - cur.pos} bytes follow the last one`);
       }
     }
     if (builder.rows > 0) yield builder.flush();

@@ -1,15 +1,16 @@
 /**
  * The SegmentCodec over the conversion layer: `../convert/segment-to-parquet.ts` turns a segment into
  * Parquet data files plus one offset index per file (`../offset-index`), and this adapter stores them under
- * the table location with their deterministic names (data first, then its index, one file at a time, which
- * bounds memory to one file) and describes them as Iceberg DataFiles with metrics and split offsets,
+ * the table location with their deterministic names (data first, then its index, one file at a time; the
+ * segment is read a window of about one file at a time, so memory stays about two files' worth whatever the
+ * segment's size) and describes them as Iceberg DataFiles with metrics and split offsets,
  * partitioned by identity on `kafka.partition`.
  */
 import { open } from 'node:fs/promises';
 import { parquetDataFile, type DataFile } from '../../iceberg/data-file.js';
 import type { PartitionSpec } from '../../iceberg/partition-spec.js';
 import type { Schema } from '../../iceberg/schema.js';
-import { convertSegment, type ConvertOptions } from '../convert/segment-to-parquet.js';
+import { convertSegment, type ConvertOptions, type SegmentSource } from '../convert/segment-to-parquet.js';
 import { FIELD_IDS, topicTableSchema } from '../convert/schema.js';
 import { resolveLocation } from '../offset-index/location.js';
 import { ByteBudgetCache } from '../offset-index/cache.js';
@@ -37,8 +38,8 @@ export interface ConvertCodecOptions {
 }
 
 const MiB = 1024 * 1024;
-/** Largest segment buffer kept for reuse between conversions (segments roll at 1 GiB by default). */
-const MAX_SPARE_SEGMENT_BYTES = 128 * MiB;
+/** Largest segment window kept for reuse between conversions (a window is about one data file, 64 MiB by default). */
+const MAX_SPARE_WINDOW_BYTES = 128 * MiB;
 export const DEFAULT_BATCH_CACHE_BYTES = 128 * MiB;
 
 export class ConvertCodec implements SegmentCodec {
@@ -66,46 +67,33 @@ export class ConvertCodec implements SegmentCodec {
   }
 
   async convertSegment(input: ConvertSegmentInput): Promise<ConvertedSegment> {
-    const { segment, arena } = await this.readSegmentFile(input.segmentPath);
-    try {
-      return await this.convertBytes(segment, input);
-    } finally {
-      // Nothing the conversion returns points into the segment (stored batches are copies): reusable now.
-      if (arena.length <= MAX_SPARE_SEGMENT_BYTES && (this.spare === null || arena.length > this.spare.length)) this.spare = arena;
-    }
-  }
-
-  /**
-   * One closed segment read into memory; the buffer is reused for the next segment of this codec (a
-   * segment is tens of MiB, and fresh memory costs more to touch here than the read itself). At most one
-   * buffer of up to MAX_SPARE_SEGMENT_BYTES is kept between conversions; larger segments are not kept.
-   */
-  private spare: Buffer | null = null;
-
-  private async readSegmentFile(path: string): Promise<{ segment: Buffer; arena: Buffer }> {
-    const fh = await open(path, 'r');
+    const fh = await open(input.segmentPath, 'r');
+    // A window of about one data file's log bytes is reused from conversion to conversion (fresh memory
+    // costs more to touch here than the read itself); concurrent conversions each get their own.
+    const window = { buf: this.spare };
+    this.spare = null;
     try {
       const size = (await fh.stat()).size;
-      const taken = this.spare !== null && this.spare.length >= size ? this.spare : null;
-      if (taken !== null) this.spare = null;
-      const arena = taken ?? Buffer.allocUnsafe(Math.max(1, size));
-      let read = 0;
-      while (read < size) {
-        const { bytesRead } = await fh.read(arena, read, size - read, read);
-        if (bytesRead === 0) break;
-        read += bytesRead;
-      }
-      // A segment is closed before it is tiered; a short read means it shrank, which convertSegment reports.
-      return { segment: arena.subarray(0, read), arena };
+      const source: SegmentSource = { size, read: async (target, offset, length, position) => (await fh.read(target, offset, length, position)).bytesRead };
+      return await this.convertSource(source, input, window);
     } finally {
       await fh.close();
+      // Nothing the conversion returns points into the window (stored batches are copies): reusable now.
+      if (window.buf !== null) this.keepSpare(window.buf);
     }
   }
 
-  private async convertBytes(segment: Buffer, input: ConvertSegmentInput): Promise<ConvertedSegment> {
+  private keepSpare(buf: Buffer): void {
+    if (buf.length <= MAX_SPARE_WINDOW_BYTES && (this.spare === null || buf.length > this.spare.length)) this.spare = buf;
+  }
+
+  /** The window kept for the next conversion (at most one, of at most MAX_SPARE_WINDOW_BYTES). */
+  private spare: Buffer | null = null;
+
+  private async convertSource(source: SegmentSource, input: ConvertSegmentInput, window: { buf: Buffer | null }): Promise<ConvertedSegment> {
     const dataFiles: DataFile[] = [];
     const indexFiles: string[] = [];
-    for await (const file of convertSegment(segment, { ...this.options.convert, partition: input.partition })) {
+    for await (const file of convertSegment(source, { ...this.options.convert, partition: input.partition }, window)) {
       if (file.dataPath !== null && file.parquet !== null) {
         const location = resolveLocation(input.tableLocation, file.dataPath);
         const bytes = file.parquet.bytes;

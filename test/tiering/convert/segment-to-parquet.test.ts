@@ -7,7 +7,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { assignFreshSchemaIds } from '../../../iceberg/schema.js';
 import { encodeRecordBatch, decodeRecordBatch } from '../../../protocol/record-batch/record-batch.js';
 import { scanBatches } from '../../../protocol/record-batch/batches.js';
-import { convertSegment, type ConvertedFile } from '../../../tiering/convert/segment-to-parquet.js';
+import { convertSegment, type ConvertedFile, type SegmentSource } from '../../../tiering/convert/segment-to-parquet.js';
 import { FIELD_IDS, LAST_COLUMN_ID, TOPIC_SCHEMA } from '../../../tiering/convert/schema.js';
 import { buildSegment } from './segment-fixture.js';
 
@@ -234,4 +234,86 @@ test('raw_record is kept exactly for the records a decode and re-encode would ch
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+/** A segment read through a SegmentSource that returns at most `maxRead` bytes per read, as a file may. */
+function chunkySource(segment: Buffer, maxRead: number): SegmentSource & { reads: number; bytesRead: number } {
+  const src = {
+    size: segment.length,
+    reads: 0,
+    bytesRead: 0,
+    read: async (target: Buffer, offset: number, length: number, position: number) => {
+      const n = Math.max(0, Math.min(length, maxRead, segment.length - position));
+      segment.copy(target, offset, position, position + n);
+      src.reads++;
+      src.bytesRead += n;
+      return n;
+    },
+  };
+  return src;
+}
+
+async function convertSource(source: SegmentSource, opts: Partial<Parameters<typeof convertSegment>[1]>, window: { buf: Buffer | null }): Promise<ConvertedFile[]> {
+  const out: ConvertedFile[] = [];
+  for await (const f of convertSegment(source, { partition: 5, ...opts }, window)) out.push(f);
+  return out;
+}
+
+test('a segment read a window at a time converts to the same files as the segment in memory, reading each byte once and holding about one file', async () => {
+  const segment = buildSegment(400);
+  const opts = { targetFileBytes: 48 * 1024, targetRowGroupBytes: 4096 };
+  const inMemory = await convertAll(segment, opts);
+  assert.ok(inMemory.length >= 5, `several files: ${inMemory.length}`);
+  const largestBatch = Math.max(...scanBatches(segment).batches.map((b) => b.end - b.start));
+  // A window that starts too small to hold one batch, and reads that stop short.
+  for (const [maxRead, start] of [
+    [1000, 16],
+    [1 << 30, 0],
+  ] as const) {
+    const source = chunkySource(segment, maxRead);
+    const window = { buf: start > 0 ? Buffer.alloc(start) : null };
+    const streamed = await convertSource(source, opts, window);
+    assert.deepEqual(streamed.map((f) => [f.dataPath, f.indexPath, f.logBytes]), inMemory.map((f) => [f.dataPath, f.indexPath, f.logBytes]));
+    assert.deepEqual(streamed.map((f) => f.indexBytes), inMemory.map((f) => f.indexBytes));
+    assert.deepEqual(streamed.map((f) => (f.parquet ? Buffer.from(f.parquet.bytes) : null)), inMemory.map((f) => (f.parquet ? Buffer.from(f.parquet.bytes) : null)));
+    assert.equal(source.bytesRead, segment.length, 'every byte is read once');
+    assert.ok(window.buf !== null);
+    if (start > 0) {
+      // Grown from 16 bytes only as far as a file's batches needed (doubling).
+      assert.ok(window.buf.length <= 2 * (opts.targetFileBytes + largestBatch), `window ${window.buf.length} stays about one file`);
+      assert.ok(window.buf.length < segment.length / 4, `window ${window.buf.length} is far smaller than the segment ${segment.length}`);
+    } else {
+      // The default: a file's worth plus 1 MiB for the batch that crosses it, never more than the segment.
+      assert.equal(window.buf.length, Math.min(segment.length, opts.targetFileBytes + (1 << 20)));
+    }
+  }
+});
+
+test('a window handed back is used again for the next segment, and a window-read segment reports errors at their byte in the segment', async () => {
+  const segment = buildSegment(200);
+  const opts = { targetFileBytes: 32 * 1024 };
+  const window: { buf: Buffer | null } = { buf: null };
+  await convertSource(chunkySource(segment, 1 << 30), opts, window);
+  const first = window.buf;
+  assert.ok(first !== null);
+  await convertSource(chunkySource(segment, 1 << 30), opts, window);
+  assert.equal(window.buf, first, 'no new window for a segment of the same shape');
+
+  // Flip a byte inside a batch well past the first file: the message names the batch's byte in the segment.
+  const batches = scanBatches(segment).batches;
+  const victim = batches.find((b) => b.start > 3 * opts.targetFileBytes)!;
+  const corrupt = Buffer.from(segment);
+  corrupt[victim.end - 1]! ^= 1;
+  await assert.rejects(convertSource(chunkySource(corrupt, 777), opts, { buf: null }), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'INVALID_SEGMENT');
+    assert.match(err.message, new RegExp(`batch at byte ${victim.start} \\(offset ${victim.baseOffset}\\)`));
+    return true;
+  });
+  // A segment cut inside its last batch.
+  const last = batches[batches.length - 1]!;
+  await assert.rejects(convertSource(chunkySource(segment.subarray(0, last.end - 5), 1 << 30), opts, { buf: null }), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'INVALID_SEGMENT');
+    assert.match(err.message, new RegExp(`at byte ${last.start}\\b`));
+    return true;
+  });
 });
