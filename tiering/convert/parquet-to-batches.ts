@@ -23,7 +23,8 @@
  * or codecs of other writers: UNSUPPORTED_TYPE) fall back to parquet-wasm, an Arrow table and
  * `encodeRecords`; both paths give the same bytes.
  *
- * Caches: parsed footers (`FooterCache`) and rebuilt batches (`BatchCache`), both under byte budgets.
+ * Caches: parsed footers with the last decoded row group of each reader (`FooterCache`), and the responses
+ * of recent fetches, batch by batch (`BatchCache`), all under byte budgets.
  */
 import type * as arrow from 'apache-arrow';
 import { LRUCache } from 'lru-cache';
@@ -136,47 +137,83 @@ export function createFooterCache(maxBytes: number, decodedRowGroupBytes = DEFAU
 const footerCosts = new WeakMap<LoadedFooter, number>();
 
 /**
- * Rebuilt batches kept in memory under a byte budget (lru-cache `maxSize`), so repeated reads of one remote
- * range (several consumers, re-reads after a rebalance) skip the range read, the Parquet decode and the
- * record encoding. Keyed by data file location, batch base offset and compression mode; the files are
- * immutable once written (deterministic names: a retry writes the same bytes), so entries never go stale.
+ * Rebuilt batches kept in memory under a byte budget, so repeated reads of one remote range (several
+ * consumers, re-reads after a rebalance) skip the range read, the Parquet decode and the record encoding.
+ *
+ * The unit kept is a fetch's whole response (a chunk: the cache's own copy, one allocation), with each of its
+ * data batches findable by key (data file location, batch base offset, compression mode) as a view into it.
+ * A fetch whose batches are all cached is served by copying those views out, whichever fetches cached them;
+ * callers get their own buffer, so writing into a response cannot change what the next fetch gets. Chunks
+ * are evicted least recently used first (lru-cache `maxSize` over chunk bytes), taking their batches with
+ * them. The files are immutable once written (deterministic names: a retry writes the same bytes), so
+ * entries never go stale.
+ *
+ * A reader moving forward is not served from here (each fetch starts after the last one's batches): the
+ * decoded row group cache beside the footers (FooterCache) spares it a second decode.
  */
 export class BatchCache {
-  private readonly lru: LRUCache<string, Buffer>;
+  private readonly chunks: LRUCache<number, CachedChunk>;
+  private readonly views = new Map<string, { readonly chunk: CachedChunk; readonly start: number; readonly end: number }>();
+  private nextChunk = 0;
   hits = 0;
   misses = 0;
   constructor(readonly maxBytes: number) {
-    // A batch larger than the whole budget is not kept (lru-cache refuses it); the rest evict oldest first.
-    this.lru = new LRUCache<string, Buffer>({ maxSize: Math.max(1, maxBytes), sizeCalculation: (b) => Math.max(1, b.length + BATCH_ENTRY_OVERHEAD) });
+    // A chunk larger than the whole budget is not kept (lru-cache refuses it); the rest evict oldest first.
+    this.chunks = new LRUCache<number, CachedChunk>({
+      maxSize: Math.max(1, maxBytes),
+      sizeCalculation: (c) => Math.max(1, c.bytes.length + BATCH_ENTRY_OVERHEAD * c.keys.length),
+      dispose: (c) => {
+        for (const key of c.keys) if (this.views.get(key)?.chunk === c) this.views.delete(key);
+      },
+    });
   }
   static key(location: string, b: IndexedBatch, compression: RebuildCompression): string {
     return `${location}@${b.baseOffset}/${compression}`;
   }
+  /** A cached batch (a view into its chunk: copy before handing it out), counting a hit or a miss. */
   get(key: string): Buffer | undefined {
-    const v = this.lru.get(key);
-    if (v === undefined) this.misses++;
-    else this.hits++;
-    return v;
+    const v = this.views.get(key);
+    // Refresh the chunk's recency; it may have just been evicted by an insertion.
+    if (v === undefined || this.chunks.get(v.chunk.id) !== v.chunk) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
+    return v.chunk.bytes.subarray(v.start, v.end);
   }
-  /** Whether `key` is cached, without counting a hit or refreshing it. */
-  peek(key: string): boolean {
-    return this.lru.has(key);
+  /**
+   * Keeps a copy of `records` (a fetch's response) with the batches at `at` ([key, start, end) within it)
+   * findable. Nothing is kept when the budget is 0 or the copy alone exceeds it.
+   */
+  keep(records: Buffer, at: readonly (readonly [key: string, start: number, end: number])[]): void {
+    if (this.maxBytes <= 0 || at.length === 0 || records.length + BATCH_ENTRY_OVERHEAD * at.length > this.maxBytes) return;
+    const bytes = Buffer.allocUnsafeSlow(records.length);
+    records.copy(bytes);
+    const chunk: CachedChunk = { id: this.nextChunk++, bytes, keys: at.map(([key]) => key) };
+    this.chunks.set(chunk.id, chunk);
+    for (const [key, start, end] of at) this.views.set(key, { chunk, start, end });
   }
-  set(key: string, batch: Buffer): void {
-    if (this.maxBytes > 0) this.lru.set(key, batch);
-  }
-  /** Bytes charged against the budget (batch bytes plus a fixed per-entry overhead). */
+  /** Bytes charged against the budget (chunk bytes plus a fixed per-batch overhead). */
   get bytes(): number {
-    return this.lru.calculatedSize;
+    return this.chunks.calculatedSize;
   }
+  /** Batches findable in the cache. */
   get size(): number {
-    return this.lru.size;
+    return this.views.size;
   }
   clear(): void {
-    this.lru.clear();
+    this.chunks.clear();
   }
 }
-/** What one cache entry costs beyond its bytes (key string, Buffer object, LRU slots), roughly. */
+
+interface CachedChunk {
+  readonly id: number;
+  readonly bytes: Buffer;
+  /** The batch keys that pointed into this chunk when it was kept (later chunks may have taken some). */
+  readonly keys: readonly string[];
+}
+
+/** What one cached batch costs beyond its bytes (key string, map entry, view), roughly. */
 const BATCH_ENTRY_OVERHEAD = 256;
 
 export function createBatchCache(maxBytes: number): BatchCache {
@@ -833,15 +870,29 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
   const { first, end } = planFetch(index, req.fetchOffset, req.maxBytes, compression);
   if (end <= first) return { records: Buffer.alloc(0), batchCount: 0, nextOffset: req.fetchOffset, bytesRead: 0, decodedWith: null };
   const batches = index.batches.slice(first, end);
+  const lastBatch = batches[batches.length - 1]!;
+  const nextOffset = lastBatch.baseOffset + BigInt(lastBatch.lastOffsetDelta) + 1n;
   const df = index.dataFile;
   const location = df === null ? null : resolveLocation(req.tableLocation, df.path);
-  const cache = location !== null ? req.batches : undefined;
-  // Batches found in the cache; only the others are read and rebuilt.
-  const cached: (Buffer | undefined)[] = cache ? batches.map((b) => (b.stored === null && b.recordsCount > 0 ? cache.get(BatchCache.key(location!, b, compression)) : undefined)) : [];
-  const dataBatches = batches.filter((b, i) => b.stored === null && b.recordsCount > 0 && cached[i] === undefined);
+  const cache = location !== null && req.batches !== undefined && req.batches.maxBytes > 0 ? req.batches : undefined;
+  const isData = (b: IndexedBatch): boolean => b.stored === null && b.recordsCount > 0;
+  const dataBatches = batches.filter(isData);
+  if (cache && dataBatches.length > 0) {
+    // Served from memory only when every data batch is there; otherwise the fetch is rebuilt whole.
+    const parts: Buffer[] = [];
+    let missing = false;
+    for (const b of batches) {
+      if (b.stored !== null) parts.push(b.stored);
+      else if (b.recordsCount > 0) {
+        const hit = cache.get(BatchCache.key(location!, b, compression));
+        if (hit === undefined) missing = true;
+        else parts.push(hit);
+      }
+    }
+    if (!missing) return { records: Buffer.concat(parts), batchCount: parts.length, nextOffset, bytesRead: 0, decodedWith: null };
+  }
   let decoded: DecodedRows | null = null;
   let rowBase = 0;
-  let rowEnd = 0;
   let bytesRead = 0;
   if (dataBatches.length > 0) {
     if (df === null || location === null) throw new TieringConvertError('INDEX_MISMATCH', `index of offsets ${index.baseOffset}..${index.lastOffset} has data batches but no data file; rebuild the index`);
@@ -851,81 +902,49 @@ export async function fetchFromParquet(req: RemoteFetchRequest): Promise<RemoteF
     const rgA = findRowGroupByRow(index.rowGroups, firstRow);
     const rgB = findRowGroupByRow(index.rowGroups, lastRow);
     if (rgA < 0 || rgB < 0) throw new TieringConvertError('INDEX_MISMATCH', `rows ${firstRow}..${lastRow} are in no row group of the index; rebuild the index`);
-    const a = index.rowGroups[rgA]!;
-    const z = index.rowGroups[rgB]!;
     ({ decoded, bytesRead } = await decodeRowGroups(req, location, rgA, rgB));
-    rowBase = a.firstRow;
-    rowEnd = z.firstRow + z.numRows;
+    rowBase = index.rowGroups[rgA]!.firstRow;
   }
   try {
-    const lastBatch = batches[batches.length - 1]!;
-    const nextOffset = lastBatch.baseOffset + BigInt(lastBatch.lastOffsetDelta) + 1n;
-    // Without a batch cache, natively rebuilt uncompressed batches are written straight into the response.
-    if (!cache && decoded !== null && decoded.kind === 'native' && batches.every((b) => b.stored !== null || rebuiltUncompressed(b, compression))) {
+    // Where each data batch sits in the response, for the batch cache.
+    const at: [string, number, number][] = [];
+    let records: Buffer;
+    let count = 0;
+    if (decoded !== null && decoded.kind === 'native' && batches.every((b) => b.stored !== null || rebuiltUncompressed(b, compression))) {
+      // Natively rebuilt uncompressed batches are written straight into the response.
       let total = 0;
-      let count = 0;
       for (const b of batches) {
         if (b.stored === null && b.recordsCount === 0) continue;
         total += b.stored !== null ? b.stored.length : BATCH_HEADER_SIZE + b.recordsBytes;
         count++;
       }
-      const records = Buffer.allocUnsafe(total);
+      records = Buffer.allocUnsafe(total);
       let p = 0;
       for (const b of batches) {
         if (b.stored !== null) p += b.stored.copy(records, p);
         else if (b.recordsCount > 0) {
           writeNativeBatchAt(decoded.parts, b, records, p);
+          if (cache) at.push([BatchCache.key(location!, b, compression), p, p + BATCH_HEADER_SIZE + b.recordsBytes]);
           p += BATCH_HEADER_SIZE + b.recordsBytes;
         }
       }
-      return { records, batchCount: count, nextOffset, bytesRead, decodedWith: 'native' };
-    }
-    const out: Buffer[] = [];
-    for (let i = 0; i < batches.length; i++) {
-      const b = batches[i]!;
-      if (b.stored !== null) {
-        out.push(b.stored);
-        continue;
+    } else {
+      const out: Buffer[] = [];
+      let p = 0;
+      for (const b of batches) {
+        if (b.stored === null && b.recordsCount === 0) continue;
+        const batch = b.stored ?? rebuildBatch(decoded!, b, rowBase, compression);
+        if (cache && b.stored === null) at.push([BatchCache.key(location!, b, compression), p, p + batch.length]);
+        out.push(batch);
+        p += batch.length;
       }
-      if (b.recordsCount === 0) continue;
-      const hit = cached[i];
-      if (hit !== undefined) {
-        out.push(hit);
-        continue;
-      }
-      const rebuilt = rebuildBatch(decoded!, b, rowBase, compression);
-      if (cache) cache.set(BatchCache.key(location!, b, compression), rebuilt);
-      out.push(rebuilt);
+      count = out.length;
+      records = out.length === 1 ? out[0]! : Buffer.concat(out, p);
+      // A control batch alone is the index's own buffer: hand out a copy.
+      if (out.length === 1 && batches.some((b) => b.stored === records)) records = Buffer.from(records);
     }
-    // Read-ahead: the batches after this fetch whose rows are all in the row groups just decoded go to the
-    // cache too, so a consumer reading on does not decode the same row group again on its next fetch.
-    if (cache && decoded !== null && location !== null) {
-      for (let j = end; j < index.batches.length; j++) {
-        const b = index.batches[j]!;
-        if (b.stored !== null || b.recordsCount === 0) continue;
-        if (b.firstRow + b.recordsCount > rowEnd) break;
-        const key = BatchCache.key(location, b, compression);
-        if (cache.peek(key)) continue;
-        let rebuilt: Buffer;
-        try {
-          rebuilt = rebuildBatch(decoded, b, rowBase, compression);
-        } catch (err) {
-          // A batch that does not rebuild is reported by the fetch that asks for it, not by read-ahead.
-          if (err instanceof TieringConvertError && err.code === 'INDEX_MISMATCH') break;
-          throw err;
-        }
-        cache.set(key, rebuilt);
-      }
-    }
-    return {
-      // Cached buffers are shared between fetches: hand out a copy, so a caller that writes into its
-      // response (or keeps it) cannot change what the next fetch gets.
-      records: out.length === 1 && !cache ? out[0]! : Buffer.concat(out),
-      batchCount: out.length,
-      nextOffset,
-      bytesRead,
-      decodedWith: decoded === null ? null : decoded.kind,
-    };
+    if (cache) cache.keep(records, at);
+    return { records, batchCount: count, nextOffset, bytesRead, decodedWith: decoded === null ? null : decoded.kind };
   } finally {
     // The decoded rows are no longer needed by this fetch: everything above copied out of them.
     if (decoded !== null && decoded.kind === 'native') for (const part of decoded.parts) releaseRows(part.rows);
