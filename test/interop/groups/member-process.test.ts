@@ -37,3 +37,21 @@ test('consumed(): a member that prints no commits leaves committed undefined (th
   const m = await member([{ e: 'record', p: 0, o: 1, k: 'a' }]);
   assert.deepEqual(m.consumed().map((c) => c.committed), [undefined]);
 });
+
+test('consumed(): a refused commit or a re-read ends the search for the record\'s commit (a member frozen past its session)', async () => {
+  const m = await member([
+    { e: 'record', p: 1, o: 8, k: 'a' },
+    { e: 'commit_error', error: 'UNKNOWN_MEMBER_ID' },
+    { e: 'record', p: 1, o: 8, k: 'a' },
+    { e: 'commit', p: 1, o: 9 },
+    { e: 'record', p: 2, o: 3, k: 'b' },
+    { e: 'record', p: 2, o: 3, k: 'b' },
+    { e: 'commit', p: 2, o: 4 },
+  ]);
+  assert.deepEqual(m.consumed().map((c) => [c.partition, c.offset, c.committed]), [
+    [1, 8, false],
+    [1, 8, true],
+    [2, 3, false],
+    [2, 3, true],
+  ]);
+});

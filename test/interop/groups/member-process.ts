@@ -34,9 +34,9 @@ export interface Consumption {
   readonly at?: number;
   /**
    * Whether the member's own commit past this record was acknowledged while it still held the generation
-   * it consumed the record in: after the record line and before the member's next `assigned` line (members
-   * that print no `assigned` lines commit synchronously, so any later acknowledgement counts). Undefined
-   * for a member that prints no commits at all (kcat auto-commits in the background).
+   * it consumed the record in: after the record line, before the member's next `assigned` line, and before
+   * any refused commit or re-read of the record (the drivers commit synchronously what they consumed before
+   * taking more). Undefined for a member that prints no commits at all (kcat auto-commits in the background).
    */
   readonly committed?: boolean;
 }
@@ -94,7 +94,10 @@ export class MemberProcess {
         committed = false;
         for (let j = i + 1; j < this.events.length; j++) {
           const later = this.events[j] as MemberEvent;
-          if (later.e === 'assigned') break;
+          // A new generation, a refused commit (every driver commits what it consumed before taking more), or
+          // the member reading the partition again from at or before this record: its commit did not land.
+          if (later.e === 'assigned' || later.e === 'commit_error') break;
+          if (later.e === 'record' && later.p === partition && (later.o ?? -1) <= offset) break;
           if (later.e === 'commit' && later.p === partition && (later.o ?? -1) > offset) {
             committed = true;
             break;

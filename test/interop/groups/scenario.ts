@@ -94,8 +94,11 @@ export async function runGroupScenario(t: TestContext, driver: GroupClientDriver
 
   // 2. Once the victim has committed on its partitions, kill it; note what it owned and had committed.
   const [survivorA, survivorB, victim] = members as [MemberProcess, MemberProcess, MemberProcess];
-  const before = await truth.describe(group, topic);
-  const victimPartitions = before.members.find((m) => m.clientId === victim.name)?.partitions ?? [];
+  // A client may rebalance more than once while it settles (platformatic-member.ts says why): read the
+  // victim's partitions from a Stable generation.
+  let before: GroupView | undefined;
+  await waitFor('a Stable generation of the three members', async () => (before = await stableWith(members.map((m) => m.name))) !== undefined, 30_000, diagnose);
+  const victimPartitions = before?.members.find((m) => m.clientId === victim.name)?.partitions ?? [];
   assert.ok(victimPartitions.length > 0, `the victim owns partitions before it is killed: ${JSON.stringify(before)}`);
   const victimCommitted = async () => {
     const c = await truth.committed(group, topic, PARTITIONS);
