@@ -84,10 +84,11 @@ export class FooterCache extends ByteBudgetCache<LoadedFooter> {
 }
 
 /**
- * Reused buffers for the decompressed pages that decoded row groups keep (byte-array values stay in their
- * pages). Writing into fresh memory page-faults, and on this kind of machine that costs more than zstd
- * itself (about 2.5x slower per page), so the pages of row groups no longer in use come back here.
- * Only buffers of our own (allocUnsafeSlow, never Node's shared pool slab) are kept, up to `maxFree` bytes.
+ * Reused buffers: for the decompressed pages that decoded row groups keep (byte-array values stay in their
+ * pages), and for the batch cache's copies of responses. Writing into fresh memory page-faults, and on this
+ * kind of machine that costs more than zstd itself (about 2.5x slower per page), so buffers no longer in use
+ * come back here. Only buffers of our own (allocUnsafeSlow, never Node's shared pool slab) are kept, up to
+ * `maxFree` bytes.
  */
 class PageBufferPool {
   private readonly free: Buffer[] = [];
@@ -148,22 +149,37 @@ const footerCosts = new WeakMap<LoadedFooter, number>();
  * them. The files are immutable once written (deterministic names: a retry writes the same bytes), so
  * entries never go stale.
  *
- * A reader moving forward is not served from here (each fetch starts after the last one's batches): the
- * decoded row group cache beside the footers (FooterCache) spares it a second decode.
+ * A response is kept only once one of its batches is asked for a second time (admission on the second
+ * request, by key, remembered for a bounded number of keys): a reader moving forward never asks twice (each
+ * fetch starts after the last one's batches; the decoded row group kept beside the footers spares it a
+ * second decode), so a one-pass scan of history neither pays for copies nobody reads nor evicts the ranges
+ * other consumers are re-reading.
  */
 export class BatchCache {
   private readonly chunks: LRUCache<number, CachedChunk>;
   private readonly views = new Map<string, { readonly chunk: CachedChunk; readonly start: number; readonly end: number }>();
   private nextChunk = 0;
+  /** Keys of batches fetched once and not kept (admission on the second request). */
+  private readonly seen: LRUCache<string, true>;
+  /** Responses not kept because none of their batches had been asked for before. */
+  declined = 0;
+  /**
+   * Memory of evicted chunks for the next ones: responses are of similar sizes, and fresh memory costs a
+   * page fault per page on first write, which here made keeping a copy cost more than the copy itself.
+   */
+  private readonly pool = new PageBufferPool(16 * 1024 * 1024);
   hits = 0;
   misses = 0;
   constructor(readonly maxBytes: number) {
     // A chunk larger than the whole budget is not kept (lru-cache refuses it); the rest evict oldest first.
+    this.seen = new LRUCache<string, true>({ max: Math.min(1 << 16, Math.max(1024, Math.floor(maxBytes / 4096))) });
     this.chunks = new LRUCache<number, CachedChunk>({
       maxSize: Math.max(1, maxBytes),
-      sizeCalculation: (c) => Math.max(1, c.bytes.length + BATCH_ENTRY_OVERHEAD * c.keys.length),
+      sizeCalculation: (c) => Math.max(1, c.memory.length + BATCH_ENTRY_OVERHEAD * c.keys.length),
       dispose: (c) => {
         for (const key of c.keys) if (this.views.get(key)?.chunk === c) this.views.delete(key);
+        // No view of it is held outside this class between calls: the memory can take the next response.
+        this.pool.give(c.memory);
       },
     });
   }
@@ -183,13 +199,20 @@ export class BatchCache {
   }
   /**
    * Keeps a copy of `records` (a fetch's response) with the batches at `at` ([key, start, end) within it)
-   * findable. Nothing is kept when the budget is 0 or the copy alone exceeds it.
+   * findable, if one of them was fetched before; otherwise only remembers their keys. Nothing is kept when
+   * the budget is 0 or the copy alone exceeds it.
    */
   keep(records: Buffer, at: readonly (readonly [key: string, start: number, end: number])[]): void {
     if (this.maxBytes <= 0 || at.length === 0 || records.length + BATCH_ENTRY_OVERHEAD * at.length > this.maxBytes) return;
-    const bytes = Buffer.allocUnsafeSlow(records.length);
+    if (!at.some(([key]) => this.seen.has(key))) {
+      for (const [key] of at) this.seen.set(key, true);
+      this.declined++;
+      return;
+    }
+    const memory = this.pool.take(records.length);
+    const bytes = memory.subarray(0, records.length);
     records.copy(bytes);
-    const chunk: CachedChunk = { id: this.nextChunk++, bytes, keys: at.map(([key]) => key) };
+    const chunk: CachedChunk = { id: this.nextChunk++, bytes, memory, keys: at.map(([key]) => key) };
     this.chunks.set(chunk.id, chunk);
     for (const [key, start, end] of at) this.views.set(key, { chunk, start, end });
   }
@@ -203,12 +226,15 @@ export class BatchCache {
   }
   clear(): void {
     this.chunks.clear();
+    this.seen.clear();
   }
 }
 
 interface CachedChunk {
   readonly id: number;
+  /** The response, at the start of `memory` (a pooled buffer, possibly larger). */
   readonly bytes: Buffer;
+  readonly memory: Buffer;
   /** The batch keys that pointed into this chunk when it was kept (later chunks may have taken some). */
   readonly keys: readonly string[];
 }

@@ -142,12 +142,18 @@ for (const compression of ['none', 'original'] as const) {
     const uncached = await fetchAll(x, compression, 64 * 1024);
     const cache = createBatchCache(64 << 20);
     const first = await fetchAll(x, compression, 64 * 1024, cache);
-    assert.deepEqual(Buffer.concat(first), Buffer.concat(uncached), 'filling the cache changes nothing');
-    // A forward walk never asks twice for a batch (its next fetch starts after the last one's), so it only
-    // misses; every data batch it was given is cached afterwards.
+    assert.deepEqual(Buffer.concat(first), Buffer.concat(uncached), 'a walk through the cache changes nothing');
+    // A forward walk never asks twice for a batch (its next fetch starts after the last one's): it only
+    // misses, and nothing is kept (admission on the second request).
     const dataBatches = x.files.reduce((n, f) => n + f.index.batches.filter((b) => b.stored === null && b.recordsCount > 0).length, 0);
     assert.equal(cache.hits, 0);
     assert.ok(cache.misses > 0);
+    assert.equal(cache.size, 0, 'one pass keeps nothing');
+    assert.ok(cache.declined > 0);
+    // The second walk asks again: every response is kept.
+    const second = await fetchAll(x, compression, 64 * 1024, cache);
+    assert.deepEqual(Buffer.concat(second), Buffer.concat(uncached), 'filling the cache changes nothing');
+    assert.equal(cache.hits, 0);
     assert.equal(cache.size, dataBatches, `${cache.size} of ${dataBatches} data batches cached`);
     // Remove the data files: a second read can only come from memory.
     for (const f of x.files) if (f.dataPath !== null) await x.io.delete(resolveLocation(x.table, f.dataPath));
@@ -175,6 +181,7 @@ test('batch cache: the memory budget is respected, and a partly cached range rea
   const budget = Math.floor(total / 4);
   const cache = createBatchCache(budget);
   let peak = 0;
+  await fetchAll(x, 'none', 1, cache); // seen once: kept from the next walk on
   const got = await fetchAll(x, 'none', 1, cache, () => (peak = Math.max(peak, cache.bytes)));
   assert.deepEqual(Buffer.concat(got), Buffer.concat(uncached), 'evictions do not change what is returned');
   assert.ok(peak > budget / 2, `the cache was used (peak ${peak} of ${budget})`);
@@ -202,7 +209,9 @@ test('batch cache: a fetch only partly cached is rebuilt whole, and one response
   const whole = (cache?: BatchCache, maxBytes = 1 << 30) => fetchFromParquet({ io: x.io, tableLocation: x.table, index: f.index, fetchOffset: f.index.baseOffset, maxBytes, ...(cache ? { batches: cache } : {}) });
   const expected = (await whole()).records;
   const cache = createBatchCache(64 << 20);
-  // Cache the first batches only, with a small fetch.
+  // Cache the first batches only, with a small fetch asked twice (kept on the second request).
+  await whole(cache, 1);
+  assert.equal(cache.size, 0);
   const head = await whole(cache, 1);
   assert.ok(head.batchCount >= 1 && head.bytesRead > 0);
   const size = cache.size;
@@ -218,6 +227,7 @@ test('batch cache: a fetch only partly cached is rebuilt whole, and one response
   assert.ok(again.records.equals(expected));
   // A budget smaller than the response keeps nothing, and says so.
   const small = createBatchCache(Math.floor(expected.length / 2));
+  assert.ok((await whole(small)).records.equals(expected));
   assert.ok((await whole(small)).records.equals(expected));
   assert.equal(small.size, 0);
   assert.equal(small.bytes, 0);
