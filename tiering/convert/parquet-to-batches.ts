@@ -214,6 +214,11 @@ export class BatchCache {
     records.copy(bytes);
     const chunk: CachedChunk = { id: this.nextChunk++, bytes, memory, keys: at.map(([key]) => key) };
     this.chunks.set(chunk.id, chunk);
+    // lru-cache refuses an entry larger than the budget (the pooled memory may be larger than the response).
+    if (this.chunks.peek(chunk.id) !== chunk) {
+      this.pool.give(memory);
+      return;
+    }
     for (const [key, start, end] of at) this.views.set(key, { chunk, start, end });
   }
   /** Bytes charged against the budget (chunk bytes plus a fixed per-batch overhead). */

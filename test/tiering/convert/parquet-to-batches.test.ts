@@ -232,3 +232,22 @@ test('batch cache: a fetch only partly cached is rebuilt whole, and one response
   assert.equal(small.size, 0);
   assert.equal(small.bytes, 0);
 });
+
+test('batch cache: a response whose pooled memory would exceed the budget is not kept, and leaves nothing behind', async (t) => {
+  const x = await tier(t, { targetFileBytes: 1 << 30 });
+  const f = x.files.find((y) => y.index.dataFile !== null)!;
+  const whole = (cache: BatchCache) => fetchFromParquet({ io: x.io, tableLocation: x.table, index: f.index, fetchOffset: f.index.baseOffset, maxBytes: 1 << 30, batches: cache });
+  const first = await whole(createBatchCache(64 << 20));
+  const n = first.records.length;
+  assert.ok(n > 128 * 1024, `a response of ${n} bytes, large enough for its memory to be rounded up`);
+  // Room for the response and its entries, not for the rounded-up allocation.
+  const cache = createBatchCache(n + 256 * first.batchCount + 1024);
+  await whole(cache);
+  const second = await whole(cache);
+  assert.ok(second.records.equals(first.records));
+  assert.equal(cache.size, 0, 'no batch points into memory the cache does not hold');
+  assert.equal(cache.bytes, 0);
+  const third = await whole(cache);
+  assert.ok(third.records.equals(first.records));
+  assert.ok(third.bytesRead > 0, 'read again, not served from a chunk that was never kept');
+});
