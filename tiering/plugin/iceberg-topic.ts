@@ -181,21 +181,27 @@ export class IcebergTopic {
           dropped.push(...s.dataFiles, ...s.indexFiles);
           continue;
         }
-        const dataFiles = this.pendingFiles.get(key(p, s.baseOffset)) ?? [];
+        let dataFiles = this.pendingFiles.get(key(p, s.baseOffset)) ?? [];
+        let entry: SegmentEntry = { baseOffset: s.baseOffset, lastOffset: s.lastOffset, maxTimestamp: s.maxTimestamp, sizeInBytes: s.sizeInBytes, dataFiles: s.dataFiles, indexFiles: s.indexFiles };
+        const deletes: DataFile[] = [];
+        if (s.baseOffset < m.logStartOffset) {
+          // DeleteRecords moved the start into this segment before it was committed: its rows below stay hidden,
+          // and its files wholly below are not added at all.
+          const partitions = new Map(dataFiles.map((f) => [f.file_path, f.partition]));
+          const hidden = await this.hideBelow(p, entry, m.logStartOffset, partitions);
+          deletes.push(...hidden.deletes);
+          entry = hidden.entry;
+          dataFiles = dataFiles.filter((f) => !hidden.removedData.includes(f.file_path));
+          dropped.push(...hidden.removedData, ...hidden.removedIndexes);
+          if (deletes.length > 0) entry = { ...entry, deleteFiles: deletes.map((d) => d.file_path) };
+        }
         for (const f of dataFiles) {
           update.addFile(f);
           files++;
         }
-        let entry: SegmentEntry = { baseOffset: s.baseOffset, lastOffset: s.lastOffset, maxTimestamp: s.maxTimestamp, sizeInBytes: s.sizeInBytes, dataFiles: s.dataFiles, indexFiles: s.indexFiles };
-        if (s.baseOffset < m.logStartOffset) {
-          // DeleteRecords moved the start into this segment before it was committed: its rows below stay hidden.
-          const partitions = new Map(dataFiles.map((f) => [f.file_path, f.partition]));
-          const deletes = await this.hideBelow(p, entry, m.logStartOffset, partitions);
-          for (const d of deletes) {
-            update.addDeleteFile(d);
-            files++;
-          }
-          if (deletes.length > 0) entry = { ...entry, deleteFiles: deletes.map((d) => d.file_path) };
+        for (const d of deletes) {
+          update.addDeleteFile(d);
+          files++;
         }
         added.push(entry);
       }
@@ -281,9 +287,9 @@ export class IcebergTopic {
   /**
    * DeleteRecords below (or across) the remote history: the remote log start moves up to `offset`, segments
    * wholly below it leave the table in the same commit as the new start (data and delete files), then their
-   * objects are deleted. When `offset` cuts through a segment, its rows below `offset` get position delete
-   * files in that commit (replacing the ones an earlier start gave it), so table readers see exactly the
-   * records from `offset` on; Kafka fetches still return the whole batch holding `offset`. No-op when the
+   * objects are deleted. When `offset` cuts through a segment, its data files wholly below `offset` leave the
+   * same way, and the rows below `offset` of the file it cuts get a position delete file in that commit
+   * (replacing the ones an earlier start gave it), so table readers see exactly the records from `offset` on; Kafka fetches still return the whole batch holding `offset`. No-op when the
    * start is already at or past `offset` (so a retry after the commit landed changes nothing).
    */
   truncateBefore(partition: number, offset: number): Promise<void> {
@@ -297,15 +303,19 @@ export class IcebergTopic {
       const retired: string[] = [];
       const cut = kept[0];
       if (cut !== undefined && cut.baseOffset < offset) {
-        const deletes = await this.hideBelow(partition, cut, offset, await this.livePartitions());
+        const { deletes, entry, removedData, removedIndexes } = await this.hideBelow(partition, cut, offset, await this.livePartitions());
         const fresh = new Set(deletes.map((d) => d.file_path));
         for (const d of deletes) update.addDeleteFile(d);
+        // Data files wholly below the new start leave the table, with the delete files an earlier start gave
+        // them; their objects (and indexes) are deleted once the commit lands.
+        for (const f of removedData) update.deleteFile(f);
+        retired.push(...removedData, ...removedIndexes);
         for (const f of cut.deleteFiles ?? []) {
           if (fresh.has(f)) continue;
           update.deleteFile(f);
           retired.push(f);
         }
-        const { deleteFiles: _old, ...rest } = cut;
+        const { deleteFiles: _old, ...rest } = entry;
         kept[0] = deletes.length > 0 ? { ...rest, deleteFiles: [...fresh] } : rest;
       }
       const next: PartitionManifest = { ...m, logStartOffset: offset, segments: kept };
@@ -348,27 +358,47 @@ export class IcebergTopic {
   }
 
   /**
-   * Position delete files hiding the rows of `segment` below `offset` from table readers: one per data file
-   * with such rows, over its rows [0, k), k being its first row at or after `offset` (rows are in offset
-   * order; the offset index gives each batch's first row, and a batch that straddles `offset` is read to
-   * count its records below it). Written (not committed) under names made of the data file and `offset`.
+   * Hides the rows of `segment` below `offset` from table readers. A data file wholly below `offset` leaves
+   * the segment (its index too: Kafka never reads below the log start), and the caller removes it from the
+   * table in the same commit and deletes its objects after. A data file `offset` cuts through gets a position
+   * delete file over its rows [0, k), k being its first row at or after `offset` (rows are in offset order;
+   * the offset index gives each batch's first row, and a batch that straddles `offset` is read to count its
+   * records below it), written (not committed) under a name made of the data file and `offset`. Returns the
+   * delete files, the segment without the files below `offset`, and the data and index files it lost.
    */
-  private async hideBelow(partition: number, segment: SegmentEntry, offset: number, partitions: ReadonlyMap<string, PartitionData>): Promise<DataFile[]> {
-    const out: DataFile[] = [];
+  private async hideBelow(
+    partition: number,
+    segment: SegmentEntry,
+    offset: number,
+    partitions: ReadonlyMap<string, PartitionData>,
+  ): Promise<{ deletes: DataFile[]; entry: SegmentEntry; removedData: string[]; removedIndexes: string[] }> {
+    const deletes: DataFile[] = [];
+    const removedData: string[] = [];
+    const removedIndexes: string[] = [];
     for (const location of segment.indexFiles) {
       const index = decodeSegmentIndex(await this.io.get(location));
       if (index.baseOffset >= BigInt(offset)) break;
-      if (index.dataFile === null) continue;
+      const path = index.dataFile === null ? null : resolveLocation(this.table.location, index.dataFile.path);
+      if (path !== null && !segment.dataFiles.includes(path)) {
+        throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${partition}: offset index ${location} names data file ${path}, which is not a data file of segment ${segment.baseOffset}..${segment.lastOffset}; re-tier the partition`);
+      }
+      // The segment itself reaches `offset`, so its last index is never wholly below it.
+      if (index.lastOffset < BigInt(offset) && location !== segment.indexFiles[segment.indexFiles.length - 1]) {
+        removedIndexes.push(location);
+        if (path !== null) removedData.push(path);
+        continue;
+      }
+      if (path === null) continue;
       const k = await this.rowsBelow(partition, segment, location, index, offset);
       if (k === 0) continue;
-      const path = resolveLocation(this.table.location, index.dataFile.path);
       const tuple = partitions.get(path);
-      if (!segment.dataFiles.includes(path) || tuple === undefined) {
+      if (tuple === undefined) {
         throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${partition}: offset index ${location} names data file ${path}, which is not a live data file of segment ${segment.baseOffset}..${segment.lastOffset}; re-tier the partition`);
       }
-      out.push(await writePositionDeletes(this.io, deleteFileLocation(path, offset), [{ path, start: 0n, end: BigInt(k) }], { partition: tuple }));
+      deletes.push(await writePositionDeletes(this.io, deleteFileLocation(path, offset), [{ path, start: 0n, end: BigInt(k) }], { partition: tuple }));
     }
-    return out;
+    const entry: SegmentEntry = { ...segment, dataFiles: segment.dataFiles.filter((f) => !removedData.includes(f)), indexFiles: segment.indexFiles.filter((f) => !removedIndexes.includes(f)) };
+    return { deletes, entry, removedData, removedIndexes };
   }
 
   /** Rows of the index's data file whose offsets are below `offset`. */

@@ -24,7 +24,8 @@ const CONFIG: TopicTieringConfig = { enabled: true, namespace: ['kafka'], commit
 interface Env {
   dir: string;
   warehouse: string;
-  open(): { plugin: IcebergTieringPlugin; catalog: WarehouseCatalog; io: LocalFileIO };
+  /** A plugin over the warehouse; `codec` defaults to the broker's (one data file per 64 MiB of log). */
+  open(codec?: ConvertCodec): { plugin: IcebergTieringPlugin; catalog: WarehouseCatalog; io: LocalFileIO };
 }
 
 async function env(t: { after: (fn: () => Promise<void> | void) => void }): Promise<Env> {
@@ -34,10 +35,10 @@ async function env(t: { after: (fn: () => Promise<void> | void) => void }): Prom
   return {
     dir,
     warehouse,
-    open() {
+    open(codec = new ConvertCodec()) {
       const io = new LocalFileIO({ root: warehouse, fsync: false });
       const catalog = new WarehouseCatalog({ io, warehouse });
-      const plugin = new IcebergTieringPlugin({ catalog, io, codec: new ConvertCodec(), retryBaseMs: 1, retryMaxMs: 5 });
+      const plugin = new IcebergTieringPlugin({ catalog, io, codec, retryBaseMs: 1, retryMaxMs: 5 });
       t.after(() => plugin.close());
       return { plugin, catalog, io };
     },
@@ -451,6 +452,64 @@ test('DeleteRecords before tiering: a later commit hides the rows below the star
   assert.deepEqual(files.deletes.map((d) => d.rows), [7n]);
   assert.equal(await again.io.head(cut?.deleteFiles?.[0] as string), undefined);
   assert.deepEqual(await icebirdOffsets(again.catalog, again.io), span(12, 19));
+});
+
+/** A codec that closes a data file at every batch boundary, so one segment spans many data files. */
+const filePerBatch = () => new ConvertCodec({ convert: { targetFileBytes: 1 } });
+
+test('DeleteRecords past whole data files of a segment removes those files from the table instead of hiding all their rows', async (t) => {
+  const e = await env(t);
+  const { plugin, catalog, io } = e.open(filePerBatch());
+  await plugin.configureTopic(TOPIC, CONFIG);
+  const tp = { topic: TOPIC, partition: 0 };
+  // One segment 0..29 of six batches of 5: six data files.
+  plugin.segmentClosed(await segment(e.dir, 0, 0, 6, 5));
+  await plugin.drain();
+  const [whole] = plugin.metadata.listRemoteLogSegments(tp);
+  assert.equal(whole?.dataFiles.length, 6);
+  const kafkaBefore = records((await plugin.read(tp, 15, 1 << 20, true)).records);
+
+  // 17 is inside the fourth batch (15..19): the first three files leave, the fourth hides rows 15 and 16.
+  assert.equal(await plugin.deleteRecordsBefore(tp, 17), 17);
+  const [cut] = plugin.metadata.listRemoteLogSegments(tp);
+  assert.deepEqual(cut?.dataFiles, whole?.dataFiles.slice(3));
+  assert.deepEqual(cut?.indexFiles, whole?.indexFiles.slice(3));
+  const files = await liveFiles(catalog, io);
+  assert.deepEqual(files.data, [...(whole?.dataFiles.slice(3) ?? [])].sort());
+  assert.deepEqual(files.deletes.map((d) => [d.target, d.rows]), [[whole?.dataFiles[3], 2n]]);
+  for (const f of [...(whole?.dataFiles.slice(0, 3) ?? []), ...(whole?.indexFiles.slice(0, 3) ?? [])]) assert.equal(await io.head(f), undefined, `${f} is deleted`);
+  assert.deepEqual(await icebirdOffsets(catalog, io), span(17, 29), 'icebird');
+  assert.deepEqual((await tableRows(e.warehouse, catalog, io, t)).map((r) => r.offset), span(17, 29), 'DuckDB');
+  assert.deepEqual(records((await plugin.read(tp, 17, 1 << 20, true)).records), kafkaBefore, 'Kafka gets the batch holding 17 whole, and the rest');
+  const table = await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io);
+  assert.equal(table.currentSnapshot()?.summary['total-data-files'], '3');
+
+  // A new process from the warehouse alone serves the same history.
+  const again = e.open(filePerBatch());
+  await again.plugin.configureTopic(TOPIC, CONFIG);
+  assert.deepEqual(again.plugin.metadata.listRemoteLogSegments(tp), plugin.metadata.listRemoteLogSegments(tp));
+  assert.deepEqual(records((await again.plugin.read(tp, 17, 1 << 20, true)).records), kafkaBefore);
+});
+
+test('DeleteRecords before tiering past whole data files of a segment: the commit leaves those files out and deletes them', async (t) => {
+  const e = await env(t);
+  const { plugin, catalog, io } = e.open(filePerBatch());
+  await plugin.configureTopic(TOPIC, CONFIG);
+  const tp = { topic: TOPIC, partition: 0 };
+  assert.equal(await plugin.deleteRecordsBefore(tp, 12), undefined, 'nothing remote yet');
+  const seg = await segment(e.dir, 0, 0, 4, 5);
+  const copied = await plugin.storage.copyLogSegmentData(seg);
+  assert.equal(copied.dataFiles.length, 4);
+  await plugin.metadata.commitRemoteLogSegments([copied]);
+  const [entry] = plugin.metadata.listRemoteLogSegments(tp);
+  assert.deepEqual(entry?.dataFiles, copied.dataFiles.slice(2));
+  assert.deepEqual(entry?.indexFiles, copied.indexFiles.slice(2));
+  const files = await liveFiles(catalog, io);
+  assert.deepEqual(files.data, copied.dataFiles.slice(2).sort());
+  assert.deepEqual(files.deletes.map((d) => [d.target, d.rows]), [[copied.dataFiles[2], 2n]]);
+  for (const f of [...copied.dataFiles.slice(0, 2), ...copied.indexFiles.slice(0, 2)]) assert.equal(await io.head(f), undefined, `${f} is deleted`);
+  assert.deepEqual(await icebirdOffsets(catalog, io), span(12, 19));
+  assert.equal(records((await plugin.read(tp, 12, 1 << 20, true)).records)[0]?.offset, 10, 'Kafka gets the batch holding 12 whole');
 });
 
 test('a DeleteRecords that landed without its caller knowing is not applied twice: the stale process is refused, reloads, and its retry is a no-op', async (t) => {
