@@ -7,6 +7,7 @@
 // "per core": MB divided by the process's CPU time (user + system) for the operation, which on a shared
 // machine is steadier than wall time; conversion runs on one thread (zstd-napi is synchronous), so on a
 // quiet machine the two agree. Wall-time figures are printed too.
+// Also: the longest event-loop stall during a conversion, against the writer writing the same table in one call.
 // Run: npx tsx bench/tiering/convert.bench.ts [--mb=32] [--runs=5] [--codec=zstd|none|snappy|lz4|gzip] [--values=text|json]
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -57,6 +58,24 @@ async function time(fn: () => Promise<unknown> | unknown): Promise<Timing> {
   const wall = (performance.now() - t0) / 1000;
   const c = process.cpuUsage(c0);
   return { wall, cpu: (c.user + c.system) / 1e6 };
+}
+
+/** The longest gap (ms) between turns of the event loop while `fn` runs, seen by a setImmediate ticker. */
+async function longestStall(fn: () => Promise<unknown>): Promise<number> {
+  let last = performance.now();
+  let longest = 0;
+  let running = true;
+  const tick = () => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  await fn();
+  running = false;
+  tick();
+  return longest;
 }
 
 class Series {
@@ -130,6 +149,13 @@ async function main(): Promise<void> {
   await io.close();
   await rm(dir, { recursive: true, force: true });
 
+  // How long conversion keeps the event loop (which produce and fetch share) to itself: the longest gap
+  // between turns of a setImmediate ticker during one conversion, against the same writer writing the same
+  // table in one call (how conversion ran before it yielded between chunks) and the ticker alone.
+  const idle = await longestStall(() => new Promise((r) => setTimeout(r, 200)));
+  const convStall = await longestStall(() => convert(segment));
+  const writerStall = await longestStall(async () => (await writeParquet(TOPIC_SCHEMA, table, { rowGroupRows, sizeHint: bytes.length })).release());
+
   const f = (x: number) => x.toFixed(0).padStart(6);
   const line = (s: Series, base?: Series) =>
     console.log(`${s.name.padEnd(40)} ${f(s.perCore)} MB/s per core  ${f(s.wallRate)} MB/s wall${base ? `   ${(s.perCore / base.perCore).toFixed(2)}x ${base === wasm ? 'parquet-wasm' : 'its baseline'}` : ''}`);
@@ -141,6 +167,9 @@ async function main(): Promise<void> {
   line(fetch, read);
   line(read);
   console.log(`conversion in MB/s of uncompressed records per core: ${(conv.perCore * (recordMB / logMB)).toFixed(0)}`);
+  console.log(
+    `longest event-loop stall: convertSegment ${convStall.toFixed(1)} ms; Floe's writer writing the same table in one call ${writerStall.toFixed(1)} ms (${(writerStall / convStall).toFixed(0)}x); idle ticker ${idle.toFixed(1)} ms`,
+  );
 }
 
 await main();

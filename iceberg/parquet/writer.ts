@@ -153,8 +153,19 @@ function emptyBatch(target: arrow.Schema): arrow.RecordBatch {
   return new arrow.RecordBatch(target, arrow.makeData({ type: new arrow.Struct(target.fields), length: 0, nullCount: 0, children }));
 }
 
-function toBatches(data: arrow.Table | Iterable<arrow.RecordBatch>): Iterable<arrow.RecordBatch> {
+/**
+ * Arrow data to write: a table, or record batches from an iterable or an async iterable (a producer that
+ * awaits between batches, e.g. to let other work run on the event loop, is pulled batch by batch).
+ */
+export type ArrowSource = arrow.Table | Iterable<arrow.RecordBatch> | AsyncIterable<arrow.RecordBatch>;
+
+function toBatches(data: ArrowSource): Iterable<arrow.RecordBatch> | AsyncIterable<arrow.RecordBatch> {
   return data instanceof arrow.Table ? data.batches : data;
+}
+
+function batchIterator(data: ArrowSource): AsyncIterator<arrow.RecordBatch> | Iterator<arrow.RecordBatch> {
+  const batches = toBatches(data);
+  return Symbol.asyncIterator in batches ? batches[Symbol.asyncIterator]() : batches[Symbol.iterator]();
 }
 
 /**
@@ -163,7 +174,7 @@ function toBatches(data: arrow.Table | Iterable<arrow.RecordBatch>): Iterable<ar
  */
 export async function writeParquet(
   schema: StructType,
-  data: arrow.Table | Iterable<arrow.RecordBatch>,
+  data: ArrowSource,
   options: ParquetWriteOptions = {},
 ): Promise<ParquetWriteResult> {
   const target = icebergToArrowSchema(schema);
@@ -193,7 +204,7 @@ export async function writeParquet(
       ...(options.pageBytes !== undefined ? { pageBytes: options.pageBytes } : {}),
       ...(options.sizeHint !== undefined ? { sizeHint: options.sizeHint } : {}),
     });
-    for (const b of toBatches(data)) {
+    for await (const b of toBatches(data)) {
       const batch = conform(b, target, schema);
       floats.add(batch);
       w.write(batch);
@@ -204,13 +215,13 @@ export async function writeParquet(
   const sliceRows = options.sliceRows ?? DEFAULT_SLICE_ROWS;
   if (!(sliceRows > 0)) throw new ParquetError('WRITE_FAILED', 'sliceRows must be positive');
   const floats = new FloatStatsCollector(schema);
-  const source = toBatches(data)[Symbol.iterator]();
+  const source = batchIterator(data);
   let current: arrow.RecordBatch | undefined;
   let offset = 0;
   let wroteAny = false;
   let failure: unknown;
 
-  const nextSlice = (): arrow.RecordBatch | undefined => {
+  const nextSlice = async (): Promise<arrow.RecordBatch | undefined> => {
     for (;;) {
       if (current && offset < current.numRows) {
         const end = Math.min(current.numRows, offset + sliceRows);
@@ -218,7 +229,7 @@ export async function writeParquet(
         offset = end;
         return s;
       }
-      const n = source.next();
+      const n = await source.next();
       if (n.done) return undefined;
       current = conform(n.value, target, schema);
       floats.add(current);
@@ -227,9 +238,9 @@ export async function writeParquet(
   };
 
   const stream = new ReadableStream<pq.RecordBatch>({
-    pull(ctrl) {
+    async pull(ctrl) {
       try {
-        let slice = nextSlice();
+        let slice = await nextSlice();
         // The writer needs the schema even for an empty file: send one empty batch.
         if (!slice && !wroteAny) slice = emptyBatch(target);
         if (!slice) {

@@ -8,6 +8,9 @@
  *   the caller receives it (async generator) before the next begins. Memory is one window (the file's log
  *   bytes, plus one batch) plus one file's output plus one row group inside the writer, whatever the
  *   segment's size.
+ * - Cooperative: conversion runs on the broker's event loop, beside produce and fetch, so it gives the loop a
+ *   turn after every Arrow chunk (at most `chunkRows` rows or CHUNK_PAYLOAD_BYTES of payload, a few
+ *   milliseconds of work) instead of holding it for a whole data file (a 64 MiB file is most of a second).
  * - Row groups are ordered by offset and hold about `targetRowGroupBytes` of keys, values and headers (the
  *   row count is set per file from a sample of its first batches), so a fetch reads about that much.
  * - Only data records become rows. Control batches and batches left without records by compaction are kept
@@ -28,6 +31,7 @@ import { checkBatchBounds, recordsSection } from '../../protocol/record-batch/re
 import { compressionOf, DEFAULT_MAX_DECOMPRESSED_BYTES, type DecompressScratch } from '../../protocol/record-batch/compression.js';
 import { assertBatchCrc } from '../../protocol/record-batch/crc.js';
 import { isUtf8 } from 'node:buffer';
+import { setImmediate } from 'node:timers/promises';
 import { decodeRecords, type KafkaRecord } from '../../protocol/record-batch/records.js';
 import { VarintError, readVarint, readVarlongNumber, sizeOfVarint, sizeOfVarlongNumber, type Cursor } from '../../protocol/varint.js';
 import { TopicRowBuilder, type RecordRanges, type RowBatchFields } from './columns.js';
@@ -69,6 +73,11 @@ export const DEFAULT_TARGET_FILE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_TARGET_ROW_GROUP_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_ROW_GROUP_ROWS = 128 * 1024;
 export const DEFAULT_CHUNK_ROWS = 16 * 1024;
+/**
+ * Keys, values and headers per Arrow chunk at most: building and writing one takes a few milliseconds, the
+ * longest the converter keeps the event loop to itself.
+ */
+export const CHUNK_PAYLOAD_BYTES = 1024 * 1024;
 
 const MAX_SAFE_MICROS_MS = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
 
@@ -390,7 +399,10 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
   // Records sections are decompressed into one reused buffer: the builder copies what it keeps.
   const scratch: DecompressScratch = { buf: Buffer.allocUnsafe(256 * 1024) };
 
-  function* chunks(): Generator<arrow.RecordBatch, void, void> {
+  // A chunk is handed to the writer at `chunkRows` rows or CHUNK_PAYLOAD_BYTES of keys, values and headers,
+  // whichever comes first, and the event loop gets a turn before the next one is built (see the module
+  // comment): conversion shares the broker's thread with produce and fetch.
+  async function* chunks(): AsyncGenerator<arrow.RecordBatch, void, void> {
     for (const b of group) {
       const size = b.end - b.start;
       const h = readBatchHeader(segment, b.start);
@@ -457,7 +469,10 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
         builder.addRecord(offset, visible * 1000, d.data, rec, f.attributes, logAppend ? f.timestampDelta : null);
         lastRowOffset = offset;
         rows++;
-        if (builder.rows >= o.chunkRows) yield builder.flush();
+        if (builder.rows >= o.chunkRows || builder.payloadBytes >= CHUNK_PAYLOAD_BYTES) {
+          yield builder.flush();
+          await setImmediate();
+        }
       }
       if (cur.pos !== d.data.length) {
         throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${o.base + b.start} (offset ${b.baseOffset}) declares ${h.recordsCount} records but ${d.data.length - cur.pos} bytes follow the last one`);
@@ -481,7 +496,7 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
     // The file is about the size of the log it holds (producers compress too); a hint, not a limit.
     parquet = await writeParquet(TOPIC_SCHEMA, chunks(), { compression: o.compression, rowGroupRows: o.rowGroupRows, keyValueMetadata: kv, sizeHint: logBytes + (1 << 20) });
   } else {
-    for (const _ of chunks()) void _;
+    for await (const _ of chunks()) void _;
   }
   if (rgLast.length < rgFirst.length) rgLast.push(lastRowOffset);
 

@@ -317,3 +317,23 @@ test('a window handed back is used again for the next segment, and a window-read
     return true;
   });
 });
+
+test('conversion gives the event loop a turn after every chunk it writes, within a single data file', async () => {
+  // 80 batches of one 64 KiB value each: 5 MiB of payload, one data file, about five 1 MiB chunks.
+  const value = Buffer.alloc(64 * 1024, 7);
+  const segment = Buffer.concat(Array.from({ length: 80 }, (_, i) => encodeRecordBatch({ baseOffset: BigInt(i), baseTimestamp: 1n, records: [{ value }] })));
+  let turns = 0;
+  let running = true;
+  const tick = () => {
+    if (!running) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  const files = await convertAll(segment);
+  running = false;
+  assert.equal(files.length, 1);
+  assert.equal(files[0]!.index.rowCount, 80);
+  // Whatever else the loop runs (produce, fetch) gets in at least once per MiB of payload.
+  assert.ok(turns >= 4, `the event loop turned ${turns} times during the conversion`);
+});
