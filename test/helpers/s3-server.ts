@@ -124,7 +124,16 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
 export async function startMotoS3Server(options: { bucket?: string } = {}): Promise<S3TestServer | string> {
   const python = process.env['FLOE_TEST_PYTHON'] ?? 'python3';
   const bucket = options.bucket ?? 'floe-test';
-  const child = spawn(python, ['-m', 'moto.server', '-H', '127.0.0.1', '-p', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // moto's own `python -m moto.server` always serves requests on threads, and then checks an If-Match and
+  // writes the object without a lock between them: two concurrent conditional PUTs on one etag can both
+  // succeed (seen in CI), which S3 never allows. One request at a time (HTTP/1.0, so no connection is held
+  // open between requests) makes each conditional write atomic, as on S3.
+  const launcher = [
+    'from moto.server import DomainDispatcherApplication, create_backend_app',
+    'from werkzeug.serving import run_simple',
+    "run_simple('127.0.0.1', 0, DomainDispatcherApplication(create_backend_app), threaded=False)",
+  ].join('\n');
+  const child = spawn(python, ['-c', launcher], { stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = once(child, 'exit').then(() => undefined);
   const spawnError = once(child, 'error').then(([err]) => String(err));
   let stderr = '';
@@ -135,7 +144,7 @@ export async function startMotoS3Server(options: { bucket?: string } = {}): Prom
       const m = /Running on http:\/\/127\.0\.0\.1:(\d+)/.exec(line);
       if (m?.[1] !== undefined) resolve(Number(m[1]));
     });
-    void exited.then(() => resolve(`moto server did not start with ${python} -m moto.server: ${stderr.trim().split('\n').pop() ?? ''}`));
+    void exited.then(() => resolve(`moto server did not start with ${python} (moto.server's app under werkzeug): ${stderr.trim().split('\n').pop() ?? ''}`));
     void spawnError.then((msg) => resolve(`moto server could not be spawned (${python}): ${msg}`));
   });
   if (typeof port === 'string') {
