@@ -403,6 +403,14 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
   // whichever comes first, and the event loop gets a turn before the next one is built (see the module
   // comment): conversion shares the broker's thread with produce and fetch.
   async function* chunks(): AsyncGenerator<arrow.RecordBatch, void, void> {
+    for (const chunk of build()) {
+      yield chunk;
+      await setImmediate();
+    }
+  }
+
+  // The record walk stays in a plain generator: V8 optimises its loop better than an async generator's.
+  function* build(): Generator<arrow.RecordBatch, void, void> {
     for (const b of group) {
       const size = b.end - b.start;
       const h = readBatchHeader(segment, b.start);
@@ -469,10 +477,7 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
         builder.addRecord(offset, visible * 1000, d.data, rec, f.attributes, logAppend ? f.timestampDelta : null);
         lastRowOffset = offset;
         rows++;
-        if (builder.rows >= o.chunkRows || builder.payloadBytes >= CHUNK_PAYLOAD_BYTES) {
-          yield builder.flush();
-          await setImmediate();
-        }
+        if (builder.rows >= o.chunkRows || builder.payloadBytes >= CHUNK_PAYLOAD_BYTES) yield builder.flush();
       }
       if (cur.pos !== d.data.length) {
         throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${o.base + b.start} (offset ${b.baseOffset}) declares ${h.recordsCount} records but ${d.data.length - cur.pos} bytes follow the last one`);
