@@ -289,8 +289,9 @@ export class IcebergTopic {
    * wholly below it leave the table in the same commit as the new start (data and delete files), then their
    * objects are deleted. When `offset` cuts through a segment, its data files wholly below `offset` leave the
    * same way, and the rows below `offset` of the file it cuts get a position delete file in that commit
-   * (replacing the ones an earlier start gave it), so table readers see exactly the records from `offset` on; Kafka fetches still return the whole batch holding `offset`. No-op when the
-   * start is already at or past `offset` (so a retry after the commit landed changes nothing).
+   * (replacing the ones an earlier start gave it), so table readers see exactly the records from `offset`
+   * on; Kafka fetches still return the whole batch holding `offset`. No-op when the start is already at or
+   * past `offset` (so a retry after the commit landed changes nothing).
    */
   truncateBefore(partition: number, offset: number): Promise<void> {
     return this.serial(async () => {
