@@ -304,7 +304,7 @@ export class IcebergTopic {
       const retired: string[] = [];
       const cut = kept[0];
       if (cut !== undefined && cut.baseOffset < offset) {
-        const { deletes, entry, removedData, removedIndexes } = await this.hideBelow(partition, cut, offset, await this.livePartitions());
+        const { deletes, entry, removedData, removedIndexes } = await this.hideBelow(partition, cut, offset, await this.partitionTuples(partition, cut));
         const fresh = new Set(deletes.map((d) => d.file_path));
         for (const d of deletes) update.addDeleteFile(d);
         // Data files wholly below the new start leave the table, with the delete files an earlier start gave
@@ -352,8 +352,29 @@ export class IcebergTopic {
     this.manifests.set(p, next);
   }
 
-  /** Partition tuples of the table's live data files, by path (a delete file must carry its target's). */
-  private async livePartitions(): Promise<Map<string, PartitionData>> {
+  /**
+   * Partition tuples of a committed segment's data files, by path (a delete file must carry its target's).
+   * While the table has only ever had the partition spec Floe created it with (identity on the Kafka
+   * partition), every data file's tuple is that partition, so no manifest is read; a table whose spec was
+   * evolved (by another engine) is looked up in its live data files, which reads every manifest.
+   */
+  private async partitionTuples(partition: number, segment: SegmentEntry): Promise<Map<string, PartitionData>> {
+    const specs = this.table.metadata['partition-specs'];
+    const ours = this.codec.partitionSpec(this.table.schema());
+    const only = specs.length === 1 ? specs[0] : undefined;
+    const field = ours.fields[0];
+    const same =
+      only !== undefined &&
+      only['spec-id'] === ours['spec-id'] &&
+      only.fields.length === 1 &&
+      ours.fields.length === 1 &&
+      field !== undefined &&
+      field.transform === 'identity' &&
+      only.fields[0]?.['source-id'] === field['source-id'] &&
+      only.fields[0]?.['field-id'] === field['field-id'] &&
+      only.fields[0]?.name === field.name &&
+      only.fields[0]?.transform === 'identity';
+    if (same) return new Map(segment.dataFiles.map((f) => [f, { [field.name]: partition }]));
     const { dataFiles } = await this.table.files();
     return new Map(dataFiles.map((e) => [e.data_file.file_path, e.data_file.partition]));
   }

@@ -477,6 +477,8 @@ test('DeleteRecords past whole data files of a segment removes those files from 
   const files = await liveFiles(catalog, io);
   assert.deepEqual(files.data, [...(whole?.dataFiles.slice(3) ?? [])].sort());
   assert.deepEqual(files.deletes.map((d) => [d.target, d.rows]), [[whole?.dataFiles[3], 2n]]);
+  const entries = await (await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io)).files();
+  assert.deepEqual(entries.deleteFiles.map((d) => d.data_file.partition), [{ kafka_partition: 0 }], 'the delete file carries its data file\'s tuple');
   for (const f of [...(whole?.dataFiles.slice(0, 3) ?? []), ...(whole?.indexFiles.slice(0, 3) ?? [])]) assert.equal(await io.head(f), undefined, `${f} is deleted`);
   assert.deepEqual(await icebirdOffsets(catalog, io), span(17, 29), 'icebird');
   assert.deepEqual((await tableRows(e.warehouse, catalog, io, t)).map((r) => r.offset), span(17, 29), 'DuckDB');
@@ -489,6 +491,29 @@ test('DeleteRecords past whole data files of a segment removes those files from 
   await again.plugin.configureTopic(TOPIC, CONFIG);
   assert.deepEqual(again.plugin.metadata.listRemoteLogSegments(tp), plugin.metadata.listRemoteLogSegments(tp));
   assert.deepEqual(records((await again.plugin.read(tp, 17, 1 << 20, true)).records), kafkaBefore);
+});
+
+test('DeleteRecords in a table whose partition spec was evolved by another engine finds each data file\'s tuple in the manifests', async (t) => {
+  const e = await env(t);
+  const first = e.open(filePerBatch());
+  await first.plugin.configureTopic(TOPIC, CONFIG);
+  const tp = { topic: TOPIC, partition: 3 };
+  first.plugin.segmentClosed(await segment(e.dir, 3, 0, 4, 5));
+  await first.plugin.drain();
+  // Another engine adds a second spec (not the default): Floe can no longer assume every file's tuple.
+  const id = { namespace: ['kafka'], name: TOPIC };
+  await first.catalog.commitTable(id, [], [{ action: 'add-spec', spec: { 'spec-id': 1, fields: [{ 'source-id': 3, 'field-id': 1001, name: 'p_again', transform: 'identity' }] } }]);
+  const { plugin, catalog, io } = e.open(filePerBatch());
+  await plugin.configureTopic(TOPIC, CONFIG);
+  assert.equal((await Table.load(catalog, id, io)).metadata['partition-specs'].length, 2);
+  await plugin.deleteRecordsBefore(tp, 12);
+  const table = await Table.load(catalog, id, io);
+  const { dataFiles, deleteFiles } = await table.files();
+  assert.equal(deleteFiles.length, 1);
+  const target = dataFiles.find((d) => d.data_file.file_path === deleteFiles[0]?.data_file.referenced_data_file);
+  assert.deepEqual(deleteFiles[0]?.data_file.partition, target?.data_file.partition, 'the delete file carries its data file\'s tuple');
+  assert.deepEqual(deleteFiles[0]?.data_file.partition, { kafka_partition: 3 });
+  assert.deepEqual(await icebirdOffsets(catalog, io), span(12, 19));
 });
 
 test('DeleteRecords before tiering past whole data files of a segment: the commit leaves those files out and deletes them', async (t) => {
