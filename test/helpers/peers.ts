@@ -1,0 +1,22 @@
+/**
+ * Where the interoperability peers installed by scripts/install-peers.sh live: $FLOE_PEERS, by default
+ * ~/.cache/floe-peers (outside the repository). `npm test` installs them first (pretest), so a missing one is
+ * an install failure, reported with what to run, never a silent skip.
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export const PEERS_DIR = process.env['FLOE_PEERS'] ?? join(homedir(), '.cache', 'floe-peers');
+
+/** An installed peer's path under PEERS_DIR; throws, naming the install command, when it is not there. */
+export function peerPath(...parts: string[]): string {
+  const p = join(PEERS_DIR, ...parts);
+  if (!existsSync(p)) throw new Error(`${p} is missing: run scripts/install-peers.sh (npm test does, before the tests)`);
+  return p;
+}
+
+/** The Python of the peers' venv (confluent-kafka 2.x from PyPI, pyiceberg, pyarrow, pyspark). */
+export function venvPython(): string {
+  return peerPath('venv', 'bin', 'python');
+}
