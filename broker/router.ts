@@ -7,6 +7,8 @@
  * - ApiVersions at a version above ours: answer in the v0 format with UNSUPPORTED_VERSION (35) and our
  *   versions, so the client can retry with one we support.
  * - Any other API or version we do not serve, or a body that does not parse: close the connection.
+ * - Bytes after a complete body: ignored, as Kafka ignores them, and counted per API key
+ *   (`requestsWithTrailingBytes`), so a client that sends them is visible without failing it.
  */
 import { decodeRequest, encodeResponse, isProtocolError, type DecodedRequest } from '../protocol/index.js';
 import { ErrorCode } from '../protocol/error-codes.js';
@@ -18,6 +20,12 @@ const API_VERSIONS_MAX = 4;
 
 export class Router {
   private readonly handlers = new Map<number, ApiHandler>();
+  private readonly trailing = new Map<number, number>();
+
+  /** How many requests of each API key carried bytes after their body (ignored, as Kafka does). */
+  requestsWithTrailingBytes(): ReadonlyMap<number, number> {
+    return this.trailing;
+  }
 
   register(handler: ApiHandler): this {
     if (this.handlers.has(handler.apiKey)) throw new Error(`a handler for API ${handler.apiKey} is already registered`);
@@ -45,6 +53,7 @@ export class Router {
       throw err;
     }
     const { header, apiKey, apiVersion } = request;
+    if (request.trailingBytes > 0) this.trailing.set(apiKey, (this.trailing.get(apiKey) ?? 0) + 1);
     if (apiKey === API_VERSIONS_KEY) return encodeResponse(header, apiKey, apiVersion, this.apiVersionsBody());
     const handler = this.handlers.get(apiKey);
     if (!handler) throw new RouterError(`unsupported API key ${apiKey}`, conn);

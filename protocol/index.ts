@@ -4,6 +4,8 @@
  * socket.
  *
  *   const { header, body } = decodeRequest(frame);          // throws ProtocolError only
+ *
+ * Bytes after a request body are ignored, as Apache Kafka ignores them, and reported as `trailingBytes`.
  *   socket.write(encodeResponse(header, header.apiKey, header.apiVersion, responseBody));
  *
  * When a request names an unknown API or an unsupported version, decodeRequest throws a ProtocolError
@@ -34,6 +36,12 @@ export interface DecodedRequest {
   readonly apiKey: number;
   readonly apiVersion: number;
   readonly body: MessageBody;
+  /**
+   * Bytes the frame held after the body. Apache Kafka ignores them (it parses the body and drops the rest),
+   * and so does Floe: librdkafka 2.12+ sends an all-topics Metadata v12 with a null topic array written as
+   * four zero bytes, three more than the compact null. The broker counts such requests.
+   */
+  readonly trailingBytes: number;
 }
 
 export interface DecodedRequestHeader {
@@ -135,13 +143,10 @@ export function createProtocol(apis: ReadonlyMap<number, ApiSpec>): Protocol {
       let body: MessageBody;
       try {
         body = messageCodec(spec, header.apiVersion).decode(r);
-        if (r.remaining !== 0) {
-          throw new ProtocolError('INVALID_LENGTH', `${r.remaining} bytes left over after the ${spec.name} v${header.apiVersion} request body`, { offset: r.pos });
-        }
       } catch (e) {
         throw e instanceof ProtocolError ? e.withContext({ header }) : e;
       }
-      return { header, apiKey: header.apiKey, apiVersion: header.apiVersion, body };
+      return { header, apiKey: header.apiKey, apiVersion: header.apiVersion, body, trailingBytes: r.remaining };
     },
 
     encodeResponse(header, apiKey, apiVersion, body) {

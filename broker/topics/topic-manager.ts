@@ -10,7 +10,7 @@ import type { LogManager } from '../log/log-manager.js';
 import type { LogTopicConfig } from '../log/config.js';
 import type { PartitionLog } from '../log/partition-log.js';
 import type { Logger } from '../logger.js';
-import type { MetadataStore, TopicRecord } from '../metadata/metadata-store.js';
+import { MetadataError, type MetadataStore, type TopicRecord } from '../metadata/metadata-store.js';
 import { effectiveConfigs, numericConfig, validateTopicConfig, validateTopicName } from './topic-configs.js';
 
 /** Partition counts above this are refused (Kafka has no fixed limit; this guards the disk). */
@@ -130,6 +130,9 @@ export class TopicManager {
       // Lost a race with another create, or the metadata write failed: drop the logs no topic owns.
       const owner = this.metadata.getTopic(name)?.partitions ?? 0;
       for (let p = owner; p < count; p++) await this.logs.delete(name, p);
+      // Two creates of one name both pass validateCreate while neither is in metadata yet (two clients
+      // auto-creating the same new topic at once); the store refuses the second: Kafka's TOPIC_ALREADY_EXISTS.
+      if (err instanceof MetadataError && err.code === 'TOPIC_EXISTS') throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
       throw err;
     }
     this.log.info('created topic', { topic: name, partitions: count });

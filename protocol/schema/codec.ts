@@ -6,6 +6,9 @@
  * Decoded values are plain objects keyed by the camelCase field names, holding every field of the struct
  * (fields absent from the version hold their default). int64 is a bigint, uuid a 16-byte Buffer, bytes and
  * records are Buffer views into the frame (no copy).
+ *
+ * Encoding leaves out the fields a version lacks. For requests such a field must hold its default unless it
+ * is ignorable (Kafka's rule); for responses it is simply not written (see compileStruct).
  */
 import { ProtocolError } from '../protocol-error.js';
 import { DEFAULT_DECODE_LIMITS, Reader, type DecodeLimits } from '../reader.js';
@@ -104,10 +107,10 @@ interface CompiledField {
   readonly codec: TypeCodec | null;
 }
 
-function compileType(type: FieldType, nullable: boolean, version: number, flexible: boolean): TypeCodec {
+function compileType(type: FieldType, nullable: boolean, version: number, flexible: boolean, strict: boolean): TypeCodec {
   if (typeof type === 'string') return primitiveCodec(type, nullable, flexible);
   if (type.kind === 'array') {
-    const item = compileType(type.items, false, version, flexible);
+    const item = compileType(type.items, false, version, flexible, strict);
     const itemDecode = item.decode;
     const itemEncode = item.encode;
     const minItem = item.minSize;
@@ -142,7 +145,7 @@ function compileType(type: FieldType, nullable: boolean, version: number, flexib
       },
     };
   }
-  const inner = compileStruct(type, version, flexible);
+  const inner = compileStruct(type, version, flexible, strict);
   if (!nullable) return inner;
   return {
     minSize: 1,
@@ -163,7 +166,7 @@ function wrapEncodeError(e: unknown, name: string): ProtocolError {
   return new ProtocolError('INVALID_VALUE', e instanceof Error ? e.message : String(e), { field: name, cause: e });
 }
 
-function compileField(spec: FieldSpec, version: number, flexible: boolean): CompiledField {
+function compileField(spec: FieldSpec, version: number, flexible: boolean, strict: boolean): CompiledField {
   const present = inVersionRange(spec.versions, version);
   const tagged = present && flexible && inVersionRange(spec.taggedVersions, version);
   if (tagged && (spec.tag === undefined || !Number.isInteger(spec.tag) || spec.tag < 0)) {
@@ -174,12 +177,18 @@ function compileField(spec: FieldSpec, version: number, flexible: boolean): Comp
     spec,
     name: spec.name,
     mode: !present ? 'absent' : tagged ? 'tagged' : 'regular',
-    codec: present ? compileType(spec.type, nullable, version, flexible) : null,
+    codec: present ? compileType(spec.type, nullable, version, flexible, strict) : null,
   };
 }
 
-function compileStruct(type: StructType | { readonly fields: readonly FieldSpec[] }, version: number, flexible: boolean): TypeCodec {
-  const fields = type.fields.map((f) => compileField(f, version, flexible));
+/**
+ * `strict`: a field absent from this version must hold its default unless it is ignorable (Kafka's rule, kept
+ * for requests, so a client built on this codec never silently drops what it meant to send). Responses are
+ * not strict: the broker fills a response once for all versions and each version carries what it has, so a
+ * field the version lacks is left out (DescribeConfigs v1 has no `isDefault`, only `configSource`).
+ */
+function compileStruct(type: StructType | { readonly fields: readonly FieldSpec[] }, version: number, flexible: boolean, strict: boolean): TypeCodec {
+  const fields = type.fields.map((f) => compileField(f, version, flexible, strict));
   const names = fields.map((f) => f.name);
   if (new Set(names).size !== names.length) throw new Error(`duplicate field names in struct: ${names.join(', ')}`);
 
@@ -197,7 +206,7 @@ function compileStruct(type: StructType | { readonly fields: readonly FieldSpec[
   }
   const taggedSorted = [...tagged.entries()].sort((a, b) => a[0] - b[0]).map(([, f]) => f);
   const regular = fields.filter((f) => f.mode === 'regular');
-  const absentStrict = fields.filter((f) => f.mode === 'absent' && f.spec.ignorable !== true);
+  const absentStrict = strict ? fields.filter((f) => f.mode === 'absent' && f.spec.ignorable !== true) : [];
 
   const decode: Decode = (r) => {
     if (++r.depth > r.limits.maxDepth) {
@@ -321,7 +330,7 @@ export function messageCodec(spec: MessageSpec, version: number): MessageCodec {
     });
   }
   const flexible = inVersionRange(spec.flexibleVersions, version);
-  const root = compileStruct(spec, version, flexible);
+  const root = compileStruct(spec, version, flexible, spec.type === 'request');
   const codec: MessageCodec = {
     spec,
     version,

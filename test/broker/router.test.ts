@@ -68,3 +68,16 @@ test('an API without a handler, or a version outside the handler range, is refus
   assert.throws(() => r.handleFrame(v4.subarray(4), conn), /unsupported version 4 of API 12/);
   assert.throws(() => r.register(heartbeat), /already registered/);
 });
+
+test('bytes after a request body are ignored, as Kafka ignores them, and counted per API', async () => {
+  const r = router();
+  const frame = encodeRequest({ apiKey: 12, apiVersion: 4, correlationId: 6, clientId: null }, { groupId: 'g', generationId: 1, memberId: 'm' });
+  // librdkafka 2.12+ leaves three bytes after an all-topics Metadata v12 body; here any API and any bytes.
+  const padded = Buffer.concat([frame.subarray(4), Buffer.from([0, 0, 0])]);
+  const res = decodeResponse(12, 4, unframe(await r.handleFrame(padded, conn)));
+  assert.equal(res.header.correlationId, 6);
+  assert.equal(res.body.errorCode, 0);
+  assert.deepEqual([...r.requestsWithTrailingBytes()], [[12, 1]]);
+  await r.handleFrame(frame.subarray(4), conn);
+  assert.deepEqual([...r.requestsWithTrailingBytes()], [[12, 1]], 'an exact body is not counted');
+});

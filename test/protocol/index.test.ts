@@ -163,7 +163,7 @@ test('supported versions come from the registry', () => {
   assert.equal(supportedVersions(0x7fff), undefined);
 });
 
-test('createProtocol works over any registry and trailing bytes are rejected', () => {
+test('createProtocol works over any registry, and bytes after a request body are ignored and counted, as Kafka ignores them', () => {
   const echo = api(
     message({ apiKey: 500, name: 'Echo', type: 'request', validVersions: '0-1', flexibleVersions: '1+', fields: [field('words', array('string'), '0+')] }),
     message({ apiKey: 500, name: 'Echo', type: 'response', validVersions: '0-1', flexibleVersions: '1+', fields: [field('count', 'int32', '0+')] }),
@@ -172,9 +172,14 @@ test('createProtocol works over any registry and trailing bytes are rejected', (
   assert.deepEqual(p.supportedApis(), [{ apiKey: 500, name: 'Echo', minVersion: 0, maxVersion: 1 }]);
   for (const version of [0, 1]) {
     const sized = p.encodeRequest({ apiKey: 500, apiVersion: version, correlationId: 1, clientId: 'x' }, { words: ['a', 'b'] });
-    assert.deepEqual(p.decodeRequest(sized.subarray(4)).body, { words: ['a', 'b'] });
-    const extra = Buffer.concat([sized.subarray(4), Buffer.from([0])]);
-    assert.equal(protocolError(() => p.decodeRequest(extra)).code, 'INVALID_LENGTH');
+    const exact = p.decodeRequest(sized.subarray(4));
+    assert.deepEqual(exact.body, { words: ['a', 'b'] });
+    assert.equal(exact.trailingBytes, 0);
+    const extra = p.decodeRequest(Buffer.concat([sized.subarray(4), Buffer.from([0, 0, 0])]));
+    assert.deepEqual(extra.body, { words: ['a', 'b'] });
+    assert.equal(extra.trailingBytes, 3);
+    // A body cut short is still an error: only bytes AFTER a complete body are forgiven.
+    assert.equal(protocolError(() => p.decodeRequest(sized.subarray(4, sized.length - 1))).code, 'TRUNCATED');
   }
   assert.throws(() => createProtocol(new Map([[500, api({ ...echo.request, validVersions: '0+' }, { ...echo.response, validVersions: '0+' })]])), /bounded/);
 });

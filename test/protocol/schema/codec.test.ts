@@ -125,7 +125,7 @@ test('nullability follows the version', () => {
   assert.equal(codeOf(() => decodeMessage(SPEC, 0, v0)), 'INVALID_VALUE');
 });
 
-test('encoding a non-default value into an absent, non-ignorable field is an error; ignorable ones are dropped', () => {
+test('in a request, a non-default value in an absent, non-ignorable field is an error; ignorable ones are dropped', () => {
   const err = (() => {
     try {
       encodeMessage(SPEC, 2, { id: 1n, strict: 3 });
@@ -141,6 +141,23 @@ test('encoding a non-default value into an absent, non-ignorable field is an err
   encodeMessage(SPEC, 2, { id: 1n, strict: 0 });
   // An ignorable field is silently left out.
   assert.deepEqual(encodeMessage(SPEC, 1, { id: 1n, legacy: true }), encodeMessage(SPEC, 1, { id: 1n }));
+});
+
+test('in a response, fields a version lacks are left out, at any depth (DescribeConfigs v1 has no isDefault)', () => {
+  const RESPONSE = message({ ...SPEC, type: 'response' });
+  // Nested too: a struct inside an array inside the response.
+  const NESTED = message({
+    apiKey: 1001,
+    name: 'Nested',
+    type: 'response',
+    validVersions: '0-1',
+    flexibleVersions: 'none',
+    fields: [field('results', array([field('name', 'string', '0+'), field('isDefault', 'bool', '0'), field('source', 'int8', '1+', { default: -1 })]), '0+')],
+  });
+  assert.deepEqual(encodeMessage(RESPONSE, 2, { id: 1n, strict: 3 }), encodeMessage(RESPONSE, 2, { id: 1n }));
+  const body = { results: [{ name: 'retention.ms', isDefault: true, source: 5 }] };
+  assert.deepEqual(decodeMessage(NESTED, 1, encodeMessage(NESTED, 1, body)), { results: [{ name: 'retention.ms', isDefault: false, source: 5 }] });
+  assert.deepEqual(decodeMessage(NESTED, 0, encodeMessage(NESTED, 0, body)), { results: [{ name: 'retention.ms', isDefault: true, source: -1 }] });
 });
 
 test('encode errors name the field path', () => {
