@@ -1,27 +1,38 @@
 /**
- * The two Python clients (Debian python3-confluent-kafka, i.e. librdkafka, and python3-kafka, i.e. kafka-python),
- * each driven by a script under test/interop/python/ run with /usr/bin/python3: one JSON command on stdin, one
- * JSON result on stdout, bytes as base64.
+ * The Python clients, each driven by a script under test/interop/python/: one JSON command on stdin, one JSON
+ * result on stdout, bytes as base64.
+ * - `confluent-kafka-python`: Debian's python3-confluent-kafka (librdkafka 2.0), run with /usr/bin/python3;
+ * - `confluent-kafka-pypi`: confluent-kafka 2.x from PyPI, which bundles the current librdkafka (2.16 here), run
+ *   with the peers' venv (scripts/peers/10-python.sh); the same driver script;
+ * - `kafka-python`: Debian's python3-kafka, run with /usr/bin/python3.
  */
 import { fileURLToPath } from 'node:url';
+import { venvPython } from '../../helpers/peers.js';
 import { ChildRunner } from './process.js';
 import { fromWire, toWire, type ClientCapabilities, type Codec, type InRecord, type InteropClient, type OffsetQuery, type ProduceOutcome, type ProduceSpec, type WireRecord } from './types.js';
 
-const PYTHON = '/usr/bin/python3';
+const DEBIAN_PYTHON = '/usr/bin/python3';
 const TIMEOUT_MS = 30_000;
 
-export type PythonClientKind = 'confluent-kafka-python' | 'kafka-python';
+export type PythonClientKind = 'confluent-kafka-python' | 'confluent-kafka-pypi' | 'kafka-python';
 
 const SCRIPTS: Record<PythonClientKind, string> = {
   'confluent-kafka-python': 'confluent_driver.py',
+  'confluent-kafka-pypi': 'confluent_driver.py',
   'kafka-python': 'kafka_python_driver.py',
 };
+
+/** The interpreter that has the client `kind` installed. */
+export function pythonFor(kind: PythonClientKind): string {
+  return kind === 'confluent-kafka-pypi' ? venvPython() : DEBIAN_PYTHON;
+}
 
 export class PythonClient implements InteropClient {
   private readonly runner = new ChildRunner();
 
   private constructor(
     readonly name: PythonClientKind,
+    private readonly python: string,
     private readonly script: string,
     private readonly bootstrap: string,
     readonly capabilities: ClientCapabilities,
@@ -30,7 +41,8 @@ export class PythonClient implements InteropClient {
   /** Asks the driver which codecs this machine's installation really supports. */
   static async create(kind: PythonClientKind, bootstrap: string): Promise<PythonClient> {
     const script = fileURLToPath(new URL(`../python/${SCRIPTS[kind]}`, import.meta.url));
-    const probe = new PythonClient(kind, script, bootstrap, {
+    const python = pythonFor(kind);
+    const probe = new PythonClient(kind, python, script, bootstrap, {
       codecs: [],
       idempotent: false,
       explicitTimestamps: true,
@@ -43,12 +55,12 @@ export class PythonClient implements InteropClient {
     });
     const { codecs } = (await probe.call({ op: 'capabilities' })) as { codecs: Codec[] };
     // kafka-python 2.0 has no idempotent producer and asserts that every header value is bytes (no null).
-    const librdkafka = kind === 'confluent-kafka-python';
-    return new PythonClient(kind, script, bootstrap, { ...probe.capabilities, codecs, idempotent: librdkafka, nullHeaderValues: librdkafka });
+    const librdkafka = kind !== 'kafka-python';
+    return new PythonClient(kind, python, script, bootstrap, { ...probe.capabilities, codecs, idempotent: librdkafka, nullHeaderValues: librdkafka });
   }
 
   private async call(command: Record<string, unknown>): Promise<unknown> {
-    const { stdout } = await this.runner.run(PYTHON, [this.script], JSON.stringify({ bootstrap: this.bootstrap, ...command }), TIMEOUT_MS);
+    const { stdout } = await this.runner.run(this.python, [this.script], JSON.stringify({ bootstrap: this.bootstrap, ...command }), TIMEOUT_MS);
     const lines = stdout.toString().trim().split('\n');
     return JSON.parse(lines.at(-1) ?? 'null') as unknown;
   }

@@ -1,16 +1,18 @@
 /**
- * The two Python clients as group drivers: each member and each admin call is a `/usr/bin/python3` process
- * running one of the scripts beside this file (confluent_group.py, kafka_python_group.py).
+ * The Python clients as group drivers: each member and each admin call is a Python process running one of the
+ * scripts beside this file (confluent_group.py, kafka_python_group.py), with the interpreter that has the
+ * client (see clients/python.ts: Debian's for librdkafka 2.0 and kafka-python, the peers' venv for
+ * confluent-kafka 2.x from PyPI).
  */
 import { fileURLToPath } from 'node:url';
+import { pythonFor, type PythonClientKind } from '../clients/python.js';
 import { ChildRunner } from '../clients/process.js';
 import { MemberProcess } from './member-process.js';
 import type { AdminGroupView, GroupClientDriver } from './scenario.js';
 
-const PYTHON = '/usr/bin/python3';
-
-export function pythonGroupDriver(name: 'confluent-kafka-python' | 'kafka-python', runner: ChildRunner): GroupClientDriver {
-  const script = fileURLToPath(new URL(name === 'confluent-kafka-python' ? './confluent_group.py' : './kafka_python_group.py', import.meta.url));
+export function pythonGroupDriver(name: PythonClientKind, runner: ChildRunner): GroupClientDriver {
+  const script = fileURLToPath(new URL(name === 'kafka-python' ? './kafka_python_group.py' : './confluent_group.py', import.meta.url));
+  const PYTHON = pythonFor(name);
   return {
     name,
     startMember: (o) => new MemberProcess(o.name, PYTHON, [script, 'member', JSON.stringify(o)]),

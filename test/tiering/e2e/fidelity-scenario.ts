@@ -103,6 +103,7 @@ export async function runFidelity(t: TestContext, options: FidelityOptions): Pro
   const clients: InteropClient[] = [
     new KcatClient(b.bootstrap),
     await PythonClient.create('confluent-kafka-python', b.bootstrap),
+    await PythonClient.create('confluent-kafka-pypi', b.bootstrap),
     await PythonClient.create('kafka-python', b.bootstrap),
     new KafkajsClient(b.bootstrap),
     new PlatformaticClient(b.bootstrap),
