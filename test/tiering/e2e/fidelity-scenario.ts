@@ -1,7 +1,7 @@
 /**
  * The end-to-end fidelity run for a tiered topic (issue 6, "What it must show"), for any warehouse:
  *
- * 1. every client (kcat, confluent-kafka-python, kafka-python, kafkajs, @platformatic/kafka) produces to ONE
+ * 1. every client (kcat, confluent-kafka-python from Debian and from PyPI, kafka-python, kafkajs, @platformatic/kafka) produces to ONE
  *    3-partition topic with `iceberg.enabled`, with every codec it has here, idempotently and not, with null
  *    keys and values, empty bytes, duplicate header keys and explicit timestamps (kcat: its own clock);
  * 2. the stored batches are read over the wire before tiering (our decoder, CRCs checked) and must hold exactly
