@@ -15,7 +15,10 @@ import { FIELD_IDS, topicTableSchema } from '../convert/schema.js';
 import { resolveLocation } from '../offset-index/location.js';
 import { ByteBudgetCache } from '../offset-index/cache.js';
 import { decodeSegmentIndex, type SegmentIndex } from '../offset-index/format.js';
-import { createBatchCache, createFooterCache, fetchFromParquet, type BatchCache, type FooterCache, type RebuildCompression } from '../convert/parquet-to-batches.js';
+import { fetchFromParquet } from '../convert/parquet-to-batches.js';
+import { createBatchCache, type BatchCache } from '../convert/batch-cache.js';
+import { createFooterCache, type FooterCache } from '../convert/footer-cache.js';
+import type { RebuildCompression } from '../convert/batch-assembly.js';
 import type { RemoteFetchResult } from './api.js';
 import type { ConvertedSegment, ConvertSegmentInput, ReadSegmentInput, SegmentCodec } from './segment-codec.js';
 

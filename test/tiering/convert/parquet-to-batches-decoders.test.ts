@@ -9,7 +9,10 @@ import { parseParquetFooter, readParquetTable } from '../../../iceberg/parquet/r
 import type { ParquetCompression } from '../../../iceberg/parquet/writer.js';
 import { decodeRecordBatch } from '../../../protocol/record-batch/record-batch.js';
 import { scanBatches } from '../../../protocol/record-batch/batches.js';
-import { createBatchCache, createFooterCache, fetchFromParquet, type BatchCache, type RebuildCompression, type RowDecoder } from '../../../tiering/convert/parquet-to-batches.js';
+import { fetchFromParquet, type RowDecoder } from '../../../tiering/convert/parquet-to-batches.js';
+import { createBatchCache, type BatchCache } from '../../../tiering/convert/batch-cache.js';
+import { createFooterCache } from '../../../tiering/convert/footer-cache.js';
+import type { RebuildCompression } from '../../../tiering/convert/batch-assembly.js';
 import { resolveLocation } from '../../../tiering/offset-index/location.js';
 import { findIndex } from '../../../tiering/offset-index/lookup.js';
 import type { SegmentIndex } from '../../../tiering/offset-index/format.js';

@@ -1,0 +1,370 @@
+/**
+ * One leaf column of the native writer (`Leaf`): values PLAIN-encoded into the page being filled, pages
+ * closed with RLE levels and compressed into the column chunk, and the chunk's statistics (`ChunkStats`,
+ * written by `writeStatistics`).
+ */
+import type * as arrow from 'apache-arrow';
+import type { ParsedPrimitive } from '../types.js';
+import { truncateLowerBound, truncateUpperBound } from '../metrics.js';
+import { CompressionCodec, compressPageInto } from './codecs.js';
+import { ParquetError } from './errors.js';
+import { PhysicalType } from './footer.js';
+import { ByteSink, encodeLevels, levelBitWidth } from './levels.js';
+import { CompactWriter } from './thrift-writer.js';
+import { physicalOf, type Physical } from './physical-types.js';
+
+export const Encoding = { PLAIN: 0, RLE: 3 } as const;
+const PAGE_DATA = 0;
+/** Longest min/max kept for string and binary chunks; longer ones are truncated and marked inexact. */
+const STATS_PREFIX = 64;
+
+/** Compares a[as, ae) with b[bs, be) as unsigned bytes. */
+function compareBytes(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: number, be: number): number {
+  const n = Math.min(ae - as, be - bs);
+  for (let k = 0; k < n; k++) {
+    const d = a[as + k]! - b[bs + k]!;
+    if (d !== 0) return d;
+  }
+  return ae - as - (be - bs);
+}
+
+/** One leaf column: its page being filled, the pages of the current chunk, and the chunk's statistics. */
+export class Leaf {
+  readonly maxDef: number;
+  readonly maxRep: number;
+  readonly phys: Physical;
+  readonly iceberg: ParsedPrimitive;
+  readonly path: readonly string[];
+  // Page being filled.
+  defs = new Uint8Array(1024);
+  reps = new Uint8Array(1024);
+  entries = 0;
+  readonly values = new ByteSink(64 * 1024);
+  private boolAcc = 0;
+  private boolBits = 0;
+  // Chunk (row group) state: its pages, header and compressed body each, back to back.
+  readonly chunk = new ByteSink(64 * 1024);
+  private readonly levels = new ByteSink(4 * 1024);
+  chunkCompressed = 0;
+  chunkUncompressed = 0;
+  chunkValues = 0;
+  nullCount = 0;
+  // Statistics: numbers for INT32/INT64 (as hi/lo pairs), bytes for the others.
+  private hasMinMax = false;
+  private minHi = 0;
+  private minLo = 0;
+  private maxHi = 0;
+  private maxLo = 0;
+  private minBytes: Buffer | null = null;
+  private maxBytes: Buffer | null = null;
+  private sawFalse = false;
+  private sawTrue = false;
+
+  constructor(path: readonly string[], iceberg: ParsedPrimitive, maxDef: number, maxRep: number) {
+    this.path = path;
+    this.iceberg = iceberg;
+    this.phys = physicalOf(iceberg)!;
+    this.maxDef = maxDef;
+    this.maxRep = maxRep;
+  }
+
+  private grow(n: number): void {
+    if (this.entries + n <= this.defs.length) return;
+    const size = Math.max(this.defs.length * 2, this.entries + n);
+    const d = new Uint8Array(size);
+    d.set(this.defs.subarray(0, this.entries));
+    this.defs = d;
+    const r = new Uint8Array(size);
+    r.set(this.reps.subarray(0, this.entries));
+    this.reps = r;
+  }
+
+  /** An entry with no value (a null at some level): definition level `def` < maxDef. */
+  pushNull(rep: number, def: number): void {
+    this.grow(1);
+    this.defs[this.entries] = def;
+    this.reps[this.entries] = rep;
+    this.entries++;
+    this.nullCount++;
+  }
+
+  /** `n` null entries (def < maxDef) at repetition level 0. */
+  pushNulls(n: number, def: number): void {
+    this.grow(n);
+    this.defs.fill(def, this.entries, this.entries + n);
+    this.reps.fill(0, this.entries, this.entries + n);
+    this.entries += n;
+    this.nullCount += n;
+  }
+
+  /** Entry for value `i` of `data`, defined (def = maxDef). */
+  pushValue(rep: number, data: arrow.Data, i: number): void {
+    this.grow(1);
+    this.defs[this.entries] = this.maxDef;
+    this.reps[this.entries] = rep;
+    this.entries++;
+    this.encode(data, i, i + 1);
+  }
+
+  /** Values [start, end) of `data`, all defined, at repetition level 0 (rows of a non-repeated column). */
+  pushValues(data: arrow.Data, start: number, end: number): void {
+    const n = end - start;
+    this.grow(n);
+    this.defs.fill(this.maxDef, this.entries, this.entries + n);
+    this.reps.fill(0, this.entries, this.entries + n);
+    this.entries += n;
+    this.encode(data, start, end);
+  }
+
+  private encode(data: arrow.Data, start: number, end: number): void {
+    const v = this.values;
+    switch (this.phys.type) {
+      case PhysicalType.INT32: {
+        const src = data.values as Int32Array;
+        v.bytes(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), start * 4, end * 4);
+        if (end <= start) return;
+        let lo = this.hasMinMax ? this.minLo | 0 : src[start]!;
+        let hi = this.hasMinMax ? this.maxLo | 0 : src[start]!;
+        for (let k = start; k < end; k++) {
+          const x = src[k]!;
+          if (x < lo) lo = x;
+          else if (x > hi) hi = x;
+        }
+        this.hasMinMax = true;
+        this.minHi = lo >> 31;
+        this.minLo = lo >>> 0;
+        this.maxHi = hi >> 31;
+        this.maxLo = hi >>> 0;
+        return;
+      }
+      case PhysicalType.INT64: {
+        const src = data.values as BigInt64Array;
+        const words = new Int32Array(src.buffer, src.byteOffset, src.length * 2);
+        v.bytes(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), start * 8, end * 8);
+        if (end <= start) return;
+        // Bounds compared as (signed high word, unsigned low word) pairs: no BigInt per value.
+        const seed = !this.hasMinMax;
+        let minHi = seed ? words[2 * start + 1]! : this.minHi;
+        let minLo = seed ? words[2 * start]! >>> 0 : this.minLo;
+        let maxHi = seed ? minHi : this.maxHi;
+        let maxLo = seed ? minLo : this.maxLo;
+        for (let k = start; k < end; k++) {
+          const hi = words[2 * k + 1]!;
+          const lo = words[2 * k]! >>> 0;
+          if (hi < minHi || (hi === minHi && lo < minLo)) {
+            minHi = hi;
+            minLo = lo;
+          }
+          if (hi > maxHi || (hi === maxHi && lo > maxLo)) {
+            maxHi = hi;
+            maxLo = lo;
+          }
+        }
+        this.hasMinMax = true;
+        this.minHi = minHi;
+        this.minLo = minLo;
+        this.maxHi = maxHi;
+        this.maxLo = maxLo;
+        return;
+      }
+      case PhysicalType.FLOAT:
+      case PhysicalType.DOUBLE: {
+        const src = data.values as Float32Array | Float64Array;
+        const w = src.BYTES_PER_ELEMENT;
+        v.bytes(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), start * w, end * w);
+        return;
+      }
+      case PhysicalType.BOOLEAN: {
+        const bits = data.values as Uint8Array;
+        for (let k = start; k < end; k++) {
+          const j = data.offset + k;
+          const b = (bits[j >> 3]! >> (j & 7)) & 1;
+          if (b) this.sawTrue = true;
+          else this.sawFalse = true;
+          this.boolAcc |= b << this.boolBits;
+          if (++this.boolBits === 8) {
+            v.byte(this.boolAcc);
+            this.boolAcc = 0;
+            this.boolBits = 0;
+          }
+        }
+        return;
+      }
+      case PhysicalType.BYTE_ARRAY: {
+        const offs = data.valueOffsets as Int32Array;
+        const bytes = data.values as Uint8Array;
+        const n = end - start;
+        if (n <= 0) return;
+        const first = offs[start]!;
+        const total = offs[end]! - first;
+        // The values are contiguous in Arrow: copy them in one call past room for the n length prefixes,
+        // then move each down into place (copyWithin: no view per value) and write its length before it.
+        v.ensure(4 * n + total);
+        const b = v.buf;
+        const base = v.pos;
+        b.set(bytes.subarray(first, first + total), base + 4 * n);
+        for (let k = start; k < end; k++) {
+          const s0 = offs[k]!;
+          const e0 = offs[k + 1]!;
+          const len = e0 - s0;
+          const at = base + 4 * (k - start) + (s0 - first);
+          b[at] = len & 0xff;
+          b[at + 1] = (len >>> 8) & 0xff;
+          b[at + 2] = (len >>> 16) & 0xff;
+          b[at + 3] = len >>> 24;
+          const from = base + 4 * n + (s0 - first);
+          if (from !== at + 4 && len > 0) b.copyWithin(at + 4, from, from + len);
+          this.statBytes(bytes, s0, e0);
+        }
+        v.pos = base + 4 * n + total;
+        return;
+      }
+      case PhysicalType.FIXED_LEN_BYTE_ARRAY: {
+        const w = this.phys.typeLength!;
+        const bytes = data.values as Uint8Array;
+        for (let k = start; k < end; k++) {
+          v.bytes(bytes, k * w, (k + 1) * w);
+          this.statBytes(bytes, k * w, (k + 1) * w);
+        }
+        return;
+      }
+      default:
+        throw new ParquetError('UNSUPPORTED_TYPE', `no native encoding for Parquet type ${this.phys.type}`);
+    }
+  }
+
+  private statBytes(src: Uint8Array, s: number, e: number): void {
+    const min = this.minBytes;
+    if (min === null || compareBytes(src, s, e, min, 0, min.length) < 0) this.minBytes = Buffer.from(src.subarray(s, e));
+    const max = this.maxBytes;
+    if (max === null || compareBytes(src, s, e, max, 0, max.length) > 0) this.maxBytes = Buffer.from(src.subarray(s, e));
+  }
+
+  /** Closes the page being filled (if it has entries), compressing it into the chunk. */
+  closePage(codec: CompressionCodec, scratch: ByteSink): void {
+    if (this.entries === 0) return;
+    if (this.boolBits > 0) {
+      this.values.byte(this.boolAcc);
+      this.boolAcc = 0;
+      this.boolBits = 0;
+    }
+    const lv = this.levels;
+    lv.reset();
+    if (this.maxRep > 0) levelsWithLength(this.reps, this.entries, levelBitWidth(this.maxRep), lv);
+    if (this.maxDef > 0) levelsWithLength(this.defs, this.entries, levelBitWidth(this.maxDef), lv);
+    const uncompressed = lv.pos + this.values.pos;
+    scratch.reset();
+    const compressed = compressPageInto(codec, [lv.view(), this.values.view()], scratch);
+    const h = new CompactWriter(64)
+      .beginStruct()
+      .i32(1, PAGE_DATA)
+      .i32(2, uncompressed)
+      .i32(3, compressed)
+      .struct(5)
+      .i32(1, this.entries)
+      .i32(2, Encoding.PLAIN)
+      .i32(3, Encoding.RLE)
+      .i32(4, Encoding.RLE)
+      .endStruct()
+      .endStruct()
+      .finish();
+    this.chunk.bytes(h, 0, h.length);
+    this.chunk.bytes(scratch.buf, 0, compressed);
+    this.chunkCompressed += h.length + compressed;
+    this.chunkUncompressed += h.length + uncompressed;
+    this.chunkValues += this.entries;
+    this.entries = 0;
+    this.values.reset();
+  }
+
+  /** The chunk's statistics, captured before the leaf is reset for the next row group. */
+  statistics(): ChunkStats {
+    let min: Uint8Array | undefined;
+    let max: Uint8Array | undefined;
+    let minExact = true;
+    let maxExact = true;
+    switch (this.phys.type) {
+      case PhysicalType.INT32:
+        if (this.hasMinMax) {
+          min = Buffer.alloc(4);
+          (min as Buffer).writeInt32LE(this.minLo | 0);
+          max = Buffer.alloc(4);
+          (max as Buffer).writeInt32LE(this.maxLo | 0);
+        }
+        break;
+      case PhysicalType.INT64:
+        if (this.hasMinMax) {
+          min = Buffer.alloc(8);
+          (min as Buffer).writeUInt32LE(this.minLo, 0);
+          (min as Buffer).writeInt32LE(this.minHi, 4);
+          max = Buffer.alloc(8);
+          (max as Buffer).writeUInt32LE(this.maxLo, 0);
+          (max as Buffer).writeInt32LE(this.maxHi, 4);
+        }
+        break;
+      case PhysicalType.BOOLEAN:
+        if (this.sawFalse || this.sawTrue) {
+          min = Uint8Array.of(this.sawFalse ? 0 : 1);
+          max = Uint8Array.of(this.sawTrue ? 1 : 0);
+        }
+        break;
+      case PhysicalType.BYTE_ARRAY:
+      case PhysicalType.FIXED_LEN_BYTE_ARRAY:
+        if (this.minBytes !== null && this.maxBytes !== null) {
+          const type = this.iceberg.kind === 'string' ? 'string' : 'binary';
+          min = this.minBytes;
+          max = this.maxBytes;
+          if (this.phys.type === PhysicalType.BYTE_ARRAY && min.length > STATS_PREFIX) {
+            min = truncateLowerBound(type, min, STATS_PREFIX);
+            minExact = false;
+          }
+          if (this.phys.type === PhysicalType.BYTE_ARRAY && max.length > STATS_PREFIX) {
+            const up = truncateUpperBound(type, max, STATS_PREFIX);
+            if (up !== undefined) {
+              max = up;
+              maxExact = false;
+            }
+          }
+        }
+        break;
+      default:
+        break;
+    }
+    return { nullCount: this.nullCount, ...(min !== undefined && max !== undefined ? { min, max, minExact, maxExact } : {}) };
+  }
+
+  resetChunk(): void {
+    this.chunk.reset();
+    this.chunkCompressed = 0;
+    this.chunkUncompressed = 0;
+    this.chunkValues = 0;
+    this.nullCount = 0;
+    this.hasMinMax = false;
+    this.minBytes = null;
+    this.maxBytes = null;
+    this.sawFalse = false;
+    this.sawTrue = false;
+  }
+}
+
+export interface ChunkStats {
+  readonly nullCount: number;
+  readonly min?: Uint8Array;
+  readonly max?: Uint8Array;
+  readonly minExact?: boolean;
+  readonly maxExact?: boolean;
+}
+
+/** Thrift Statistics (ColumnMetaData field 12). */
+export function writeStatistics(w: CompactWriter, s: ChunkStats): void {
+  w.struct(12).i64(3, s.nullCount);
+  if (s.min !== undefined && s.max !== undefined) w.binary(5, s.max).binary(6, s.min).bool(7, s.maxExact ?? true).bool(8, s.minExact ?? true);
+  w.endStruct();
+}
+
+function levelsWithLength(levels: Uint8Array, n: number, bitWidth: number, out: ByteSink): void {
+  const lenAt = out.pos;
+  out.u32le(0);
+  encodeLevels(levels, n, bitWidth, out);
+  out.buf.writeUInt32LE(out.pos - lenAt - 4, lenAt);
+}
