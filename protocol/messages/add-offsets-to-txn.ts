@@ -1,7 +1,7 @@
-import { api, field, message } from '../schema/types.js';
+import { api, field, message, type ApiSpec } from '../schema/types.js';
 
 /** AddOffsetsToTxn (25): a transactional producer adds a consumer group's offset commit to its transaction. */
-export const addOffsetsToTxnRequest = message({
+const REQUEST = message({
   apiKey: 25,
   name: 'AddOffsetsToTxn',
   type: 'request',
@@ -15,7 +15,7 @@ export const addOffsetsToTxnRequest = message({
   ],
 });
 
-export const addOffsetsToTxnResponse = message({
+const RESPONSE = message({
   apiKey: 25,
   name: 'AddOffsetsToTxn',
   type: 'response',
@@ -24,4 +24,4 @@ export const addOffsetsToTxnResponse = message({
   fields: [field('throttleTimeMs', 'int32', '0+'), field('errorCode', 'int16', '0+')],
 });
 
-export const addOffsetsToTxnApi = api(addOffsetsToTxnRequest, addOffsetsToTxnResponse);
+export const ADD_OFFSETS_TO_TXN: ApiSpec = api(REQUEST, RESPONSE);

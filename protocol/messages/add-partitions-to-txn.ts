@@ -1,11 +1,11 @@
-import { api, array, field, message, struct } from '../schema/types.js';
+import { api, array, field, message, struct, type ApiSpec } from '../schema/types.js';
 
 /** AddPartitionsToTxn (24): a transactional producer registers the partitions it will write; v4+ batches transactions. */
 
 /** A topic and the partitions to add; shared by the v0-3 and v4+ layouts. */
 const topic = struct([field('name', 'string', '0+'), field('partitions', array('int32'), '0+')]);
 
-export const addPartitionsToTxnRequest = message({
+const REQUEST = message({
   apiKey: 24,
   name: 'AddPartitionsToTxn',
   type: 'request',
@@ -36,7 +36,7 @@ const topicResult = struct([
   field('resultsByPartition', array([field('partitionIndex', 'int32', '0+'), field('partitionErrorCode', 'int16', '0+')]), '0+'),
 ]);
 
-export const addPartitionsToTxnResponse = message({
+const RESPONSE = message({
   apiKey: 24,
   name: 'AddPartitionsToTxn',
   type: 'response',
@@ -54,4 +54,4 @@ export const addPartitionsToTxnResponse = message({
   ],
 });
 
-export const addPartitionsToTxnApi = api(addPartitionsToTxnRequest, addPartitionsToTxnResponse);
+export const ADD_PARTITIONS_TO_TXN: ApiSpec = api(REQUEST, RESPONSE);

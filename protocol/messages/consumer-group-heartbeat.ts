@@ -1,11 +1,11 @@
-import { api, array, field, message, struct } from '../schema/types.js';
+import { api, array, field, message, struct, type ApiSpec } from '../schema/types.js';
 
 /** ConsumerGroupHeartbeat (68): the KIP-848 consumer protocol's single call to join, stay in and leave a group (v1 is marked unstable in the reference). */
 
 /** Partitions of one topic, by topic id; used by the request's owned partitions and the response's assignment. */
 const topicPartitions = struct([field('topicId', 'uuid', '0+'), field('partitions', array('int32'), '0+')]);
 
-export const consumerGroupHeartbeatRequest = message({
+const REQUEST = message({
   apiKey: 68,
   name: 'ConsumerGroupHeartbeat',
   type: 'request',
@@ -25,7 +25,7 @@ export const consumerGroupHeartbeatRequest = message({
   ],
 });
 
-export const consumerGroupHeartbeatResponse = message({
+const RESPONSE = message({
   apiKey: 68,
   name: 'ConsumerGroupHeartbeat',
   type: 'response',
@@ -45,4 +45,4 @@ export const consumerGroupHeartbeatResponse = message({
   ],
 });
 
-export const consumerGroupHeartbeatApi = api(consumerGroupHeartbeatRequest, consumerGroupHeartbeatResponse);
+export const CONSUMER_GROUP_HEARTBEAT: ApiSpec = api(REQUEST, RESPONSE);

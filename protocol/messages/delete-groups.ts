@@ -1,7 +1,7 @@
-import { api, array, field, message } from '../schema/types.js';
+import { api, array, field, message, type ApiSpec } from '../schema/types.js';
 
 /** DeleteGroups (42): an admin removes empty consumer groups and their committed offsets. */
-export const deleteGroupsRequest = message({
+const REQUEST = message({
   apiKey: 42,
   name: 'DeleteGroups',
   type: 'request',
@@ -10,7 +10,7 @@ export const deleteGroupsRequest = message({
   fields: [field('groupsNames', array('string'), '0+')],
 });
 
-export const deleteGroupsResponse = message({
+const RESPONSE = message({
   apiKey: 42,
   name: 'DeleteGroups',
   type: 'response',
@@ -22,4 +22,4 @@ export const deleteGroupsResponse = message({
   ],
 });
 
-export const deleteGroupsApi = api(deleteGroupsRequest, deleteGroupsResponse);
+export const DELETE_GROUPS: ApiSpec = api(REQUEST, RESPONSE);

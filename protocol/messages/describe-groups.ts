@@ -1,7 +1,7 @@
-import { api, array, field, message } from '../schema/types.js';
+import { api, array, field, message, type ApiSpec } from '../schema/types.js';
 
 /** DescribeGroups (15): state, protocol and members of classic groups, for admin tools. */
-export const describeGroupsRequest = message({
+const REQUEST = message({
   apiKey: 15,
   name: 'DescribeGroups',
   type: 'request',
@@ -10,7 +10,7 @@ export const describeGroupsRequest = message({
   fields: [field('groups', array('string'), '0+'), field('includeAuthorizedOperations', 'bool', '3+')],
 });
 
-export const describeGroupsResponse = message({
+const RESPONSE = message({
   apiKey: 15,
   name: 'DescribeGroups',
   type: 'response',
@@ -45,4 +45,4 @@ export const describeGroupsResponse = message({
   ],
 });
 
-export const describeGroupsApi = api(describeGroupsRequest, describeGroupsResponse);
+export const DESCRIBE_GROUPS: ApiSpec = api(REQUEST, RESPONSE);

@@ -1,7 +1,7 @@
-import { api, array, field, message } from '../schema/types.js';
+import { api, array, field, message, type ApiSpec } from '../schema/types.js';
 
 /** DescribeProducers (61): the active idempotent and transactional producers of some partitions, for admin tools. */
-export const describeProducersRequest = message({
+const REQUEST = message({
   apiKey: 61,
   name: 'DescribeProducers',
   type: 'request',
@@ -12,7 +12,7 @@ export const describeProducersRequest = message({
   ],
 });
 
-export const describeProducersResponse = message({
+const RESPONSE = message({
   apiKey: 61,
   name: 'DescribeProducers',
   type: 'response',
@@ -51,4 +51,4 @@ export const describeProducersResponse = message({
   ],
 });
 
-export const describeProducersApi = api(describeProducersRequest, describeProducersResponse);
+export const DESCRIBE_PRODUCERS: ApiSpec = api(REQUEST, RESPONSE);

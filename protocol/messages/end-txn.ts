@@ -1,7 +1,7 @@
-import { api, field, message } from '../schema/types.js';
+import { api, field, message, type ApiSpec } from '../schema/types.js';
 
 /** EndTxn (26): a transactional producer commits or aborts its transaction (v5 is marked unstable in the reference). */
-export const endTxnRequest = message({
+const REQUEST = message({
   apiKey: 26,
   name: 'EndTxn',
   type: 'request',
@@ -15,7 +15,7 @@ export const endTxnRequest = message({
   ],
 });
 
-export const endTxnResponse = message({
+const RESPONSE = message({
   apiKey: 26,
   name: 'EndTxn',
   type: 'response',
@@ -29,4 +29,4 @@ export const endTxnResponse = message({
   ],
 });
 
-export const endTxnApi = api(endTxnRequest, endTxnResponse);
+export const END_TXN: ApiSpec = api(REQUEST, RESPONSE);

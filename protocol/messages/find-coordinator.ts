@@ -1,7 +1,7 @@
-import { api, array, field, message } from '../schema/types.js';
+import { api, array, field, message, type ApiSpec } from '../schema/types.js';
 
 /** FindCoordinator (10): which broker coordinates a group or transactional id; v4+ asks for several keys at once. */
-export const findCoordinatorRequest = message({
+const REQUEST = message({
   apiKey: 10,
   name: 'FindCoordinator',
   type: 'request',
@@ -14,7 +14,7 @@ export const findCoordinatorRequest = message({
   ],
 });
 
-export const findCoordinatorResponse = message({
+const RESPONSE = message({
   apiKey: 10,
   name: 'FindCoordinator',
   type: 'response',
@@ -42,4 +42,4 @@ export const findCoordinatorResponse = message({
   ],
 });
 
-export const findCoordinatorApi = api(findCoordinatorRequest, findCoordinatorResponse);
+export const FIND_COORDINATOR: ApiSpec = api(REQUEST, RESPONSE);

@@ -1,7 +1,7 @@
-import { api, field, message } from '../schema/types.js';
+import { api, field, message, type ApiSpec } from '../schema/types.js';
 
 /** Heartbeat (12): a classic group member tells the coordinator it is alive and learns of rebalances. */
-export const heartbeatRequest = message({
+const REQUEST = message({
   apiKey: 12,
   name: 'Heartbeat',
   type: 'request',
@@ -15,7 +15,7 @@ export const heartbeatRequest = message({
   ],
 });
 
-export const heartbeatResponse = message({
+const RESPONSE = message({
   apiKey: 12,
   name: 'Heartbeat',
   type: 'response',
@@ -24,4 +24,4 @@ export const heartbeatResponse = message({
   fields: [field('throttleTimeMs', 'int32', '1+', { ignorable: true }), field('errorCode', 'int16', '0+')],
 });
 
-export const heartbeatApi = api(heartbeatRequest, heartbeatResponse);
+export const HEARTBEAT: ApiSpec = api(REQUEST, RESPONSE);

@@ -1,7 +1,7 @@
-import { api, array, field, message } from '../schema/types.js';
+import { api, array, field, message, type ApiSpec } from '../schema/types.js';
 
 /** JoinGroup (11): a member joins (or rejoins) a classic consumer group and learns the generation and leader. */
-export const joinGroupRequest = message({
+const REQUEST = message({
   apiKey: 11,
   name: 'JoinGroup',
   type: 'request',
@@ -19,7 +19,7 @@ export const joinGroupRequest = message({
   ],
 });
 
-export const joinGroupResponse = message({
+const RESPONSE = message({
   apiKey: 11,
   name: 'JoinGroup',
   type: 'response',
@@ -46,4 +46,4 @@ export const joinGroupResponse = message({
   ],
 });
 
-export const joinGroupApi = api(joinGroupRequest, joinGroupResponse);
+export const JOIN_GROUP: ApiSpec = api(REQUEST, RESPONSE);

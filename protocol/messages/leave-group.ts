@@ -1,7 +1,7 @@
-import { api, array, field, message } from '../schema/types.js';
+import { api, array, field, message, type ApiSpec } from '../schema/types.js';
 
 /** LeaveGroup (13): one member (v0-2) or a batch of members (v3+) leave a classic group. */
-export const leaveGroupRequest = message({
+const REQUEST = message({
   apiKey: 13,
   name: 'LeaveGroup',
   type: 'request',
@@ -22,7 +22,7 @@ export const leaveGroupRequest = message({
   ],
 });
 
-export const leaveGroupResponse = message({
+const RESPONSE = message({
   apiKey: 13,
   name: 'LeaveGroup',
   type: 'response',
@@ -43,4 +43,4 @@ export const leaveGroupResponse = message({
   ],
 });
 
-export const leaveGroupApi = api(leaveGroupRequest, leaveGroupResponse);
+export const LEAVE_GROUP: ApiSpec = api(REQUEST, RESPONSE);

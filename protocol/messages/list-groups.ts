@@ -1,7 +1,7 @@
-import { api, array, field, message } from '../schema/types.js';
+import { api, array, field, message, type ApiSpec } from '../schema/types.js';
 
 /** ListGroups (16): every group the broker coordinates, optionally filtered by state (v4+) and type (v5+). */
-export const listGroupsRequest = message({
+const REQUEST = message({
   apiKey: 16,
   name: 'ListGroups',
   type: 'request',
@@ -10,7 +10,7 @@ export const listGroupsRequest = message({
   fields: [field('statesFilter', array('string'), '4+'), field('typesFilter', array('string'), '5+')],
 });
 
-export const listGroupsResponse = message({
+const RESPONSE = message({
   apiKey: 16,
   name: 'ListGroups',
   type: 'response',
@@ -32,4 +32,4 @@ export const listGroupsResponse = message({
   ],
 });
 
-export const listGroupsApi = api(listGroupsRequest, listGroupsResponse);
+export const LIST_GROUPS: ApiSpec = api(REQUEST, RESPONSE);

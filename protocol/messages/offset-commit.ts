@@ -1,7 +1,7 @@
-import { api, array, field, message } from '../schema/types.js';
+import { api, array, field, message, type ApiSpec } from '../schema/types.js';
 
 /** OffsetCommit (8): a consumer group stores the offsets it has consumed up to, per partition. */
-export const offsetCommitRequest = message({
+const REQUEST = message({
   apiKey: 8,
   name: 'OffsetCommit',
   type: 'request',
@@ -34,7 +34,7 @@ export const offsetCommitRequest = message({
   ],
 });
 
-export const offsetCommitResponse = message({
+const RESPONSE = message({
   apiKey: 8,
   name: 'OffsetCommit',
   type: 'response',
@@ -53,4 +53,4 @@ export const offsetCommitResponse = message({
   ],
 });
 
-export const offsetCommitApi = api(offsetCommitRequest, offsetCommitResponse);
+export const OFFSET_COMMIT: ApiSpec = api(REQUEST, RESPONSE);

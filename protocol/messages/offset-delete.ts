@@ -1,7 +1,7 @@
-import { api, array, field, message } from '../schema/types.js';
+import { api, array, field, message, type ApiSpec } from '../schema/types.js';
 
 /** OffsetDelete (47): an admin removes a group's committed offsets for some partitions. */
-export const offsetDeleteRequest = message({
+const REQUEST = message({
   apiKey: 47,
   name: 'OffsetDelete',
   type: 'request',
@@ -17,7 +17,7 @@ export const offsetDeleteRequest = message({
   ],
 });
 
-export const offsetDeleteResponse = message({
+const RESPONSE = message({
   apiKey: 47,
   name: 'OffsetDelete',
   type: 'response',
@@ -37,4 +37,4 @@ export const offsetDeleteResponse = message({
   ],
 });
 
-export const offsetDeleteApi = api(offsetDeleteRequest, offsetDeleteResponse);
+export const OFFSET_DELETE: ApiSpec = api(REQUEST, RESPONSE);

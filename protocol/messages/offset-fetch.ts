@@ -1,7 +1,7 @@
-import { api, array, field, message } from '../schema/types.js';
+import { api, array, field, message, type ApiSpec } from '../schema/types.js';
 
 /** OffsetFetch (9): a consumer group reads back its committed offsets; v8+ asks for several groups at once. */
-export const offsetFetchRequest = message({
+const REQUEST = message({
   apiKey: 9,
   name: 'OffsetFetch',
   type: 'request',
@@ -34,7 +34,7 @@ export const offsetFetchRequest = message({
   ],
 });
 
-export const offsetFetchResponse = message({
+const RESPONSE = message({
   apiKey: 9,
   name: 'OffsetFetch',
   type: 'response',
@@ -90,4 +90,4 @@ export const offsetFetchResponse = message({
   ],
 });
 
-export const offsetFetchApi = api(offsetFetchRequest, offsetFetchResponse);
+export const OFFSET_FETCH: ApiSpec = api(REQUEST, RESPONSE);

@@ -1,45 +1,45 @@
 import type { ApiSpec } from '../schema/types.js';
-import { addOffsetsToTxnApi } from './add-offsets-to-txn.js';
-import { addPartitionsToTxnApi } from './add-partitions-to-txn.js';
-import { consumerGroupHeartbeatApi } from './consumer-group-heartbeat.js';
-import { deleteGroupsApi } from './delete-groups.js';
-import { describeGroupsApi } from './describe-groups.js';
-import { describeProducersApi } from './describe-producers.js';
-import { endTxnApi } from './end-txn.js';
-import { findCoordinatorApi } from './find-coordinator.js';
-import { heartbeatApi } from './heartbeat.js';
-import { joinGroupApi } from './join-group.js';
-import { leaveGroupApi } from './leave-group.js';
-import { listGroupsApi } from './list-groups.js';
-import { offsetCommitApi } from './offset-commit.js';
-import { offsetDeleteApi } from './offset-delete.js';
-import { offsetFetchApi } from './offset-fetch.js';
-import { saslAuthenticateApi } from './sasl-authenticate.js';
-import { saslHandshakeApi } from './sasl-handshake.js';
-import { syncGroupApi } from './sync-group.js';
-import { txnOffsetCommitApi } from './txn-offset-commit.js';
-import { writeTxnMarkersApi } from './write-txn-markers.js';
+import { ADD_OFFSETS_TO_TXN } from './add-offsets-to-txn.js';
+import { ADD_PARTITIONS_TO_TXN } from './add-partitions-to-txn.js';
+import { CONSUMER_GROUP_HEARTBEAT } from './consumer-group-heartbeat.js';
+import { DELETE_GROUPS } from './delete-groups.js';
+import { DESCRIBE_GROUPS } from './describe-groups.js';
+import { DESCRIBE_PRODUCERS } from './describe-producers.js';
+import { END_TXN } from './end-txn.js';
+import { FIND_COORDINATOR } from './find-coordinator.js';
+import { HEARTBEAT } from './heartbeat.js';
+import { JOIN_GROUP } from './join-group.js';
+import { LEAVE_GROUP } from './leave-group.js';
+import { LIST_GROUPS } from './list-groups.js';
+import { OFFSET_COMMIT } from './offset-commit.js';
+import { OFFSET_DELETE } from './offset-delete.js';
+import { OFFSET_FETCH } from './offset-fetch.js';
+import { SASL_AUTHENTICATE } from './sasl-authenticate.js';
+import { SASL_HANDSHAKE } from './sasl-handshake.js';
+import { SYNC_GROUP } from './sync-group.js';
+import { TXN_OFFSET_COMMIT } from './txn-offset-commit.js';
+import { WRITE_TXN_MARKERS } from './write-txn-markers.js';
 
 /** Declarations of the group, offset, SASL and transaction APIs. Add each API here as it is declared. */
 export const API_SPECS_B: readonly ApiSpec[] = [
-  offsetCommitApi, // 8
-  offsetFetchApi, // 9
-  findCoordinatorApi, // 10
-  joinGroupApi, // 11
-  heartbeatApi, // 12
-  leaveGroupApi, // 13
-  syncGroupApi, // 14
-  describeGroupsApi, // 15
-  listGroupsApi, // 16
-  saslHandshakeApi, // 17
-  addPartitionsToTxnApi, // 24
-  addOffsetsToTxnApi, // 25
-  endTxnApi, // 26
-  writeTxnMarkersApi, // 27
-  txnOffsetCommitApi, // 28
-  saslAuthenticateApi, // 36
-  deleteGroupsApi, // 42
-  offsetDeleteApi, // 47
-  describeProducersApi, // 61
-  consumerGroupHeartbeatApi, // 68
+  OFFSET_COMMIT, // 8
+  OFFSET_FETCH, // 9
+  FIND_COORDINATOR, // 10
+  JOIN_GROUP, // 11
+  HEARTBEAT, // 12
+  LEAVE_GROUP, // 13
+  SYNC_GROUP, // 14
+  DESCRIBE_GROUPS, // 15
+  LIST_GROUPS, // 16
+  SASL_HANDSHAKE, // 17
+  ADD_PARTITIONS_TO_TXN, // 24
+  ADD_OFFSETS_TO_TXN, // 25
+  END_TXN, // 26
+  WRITE_TXN_MARKERS, // 27
+  TXN_OFFSET_COMMIT, // 28
+  SASL_AUTHENTICATE, // 36
+  DELETE_GROUPS, // 42
+  OFFSET_DELETE, // 47
+  DESCRIBE_PRODUCERS, // 61
+  CONSUMER_GROUP_HEARTBEAT, // 68
 ];

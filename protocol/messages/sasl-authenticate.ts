@@ -1,7 +1,7 @@
-import { api, field, message } from '../schema/types.js';
+import { api, field, message, type ApiSpec } from '../schema/types.js';
 
 /** SaslAuthenticate (36): one round of SASL authentication bytes, framed as a Kafka request. */
-export const saslAuthenticateRequest = message({
+const REQUEST = message({
   apiKey: 36,
   name: 'SaslAuthenticate',
   type: 'request',
@@ -10,7 +10,7 @@ export const saslAuthenticateRequest = message({
   fields: [field('authBytes', 'bytes', '0+')],
 });
 
-export const saslAuthenticateResponse = message({
+const RESPONSE = message({
   apiKey: 36,
   name: 'SaslAuthenticate',
   type: 'response',
@@ -24,4 +24,4 @@ export const saslAuthenticateResponse = message({
   ],
 });
 
-export const saslAuthenticateApi = api(saslAuthenticateRequest, saslAuthenticateResponse);
+export const SASL_AUTHENTICATE: ApiSpec = api(REQUEST, RESPONSE);

@@ -1,7 +1,7 @@
-import { api, array, field, message } from '../schema/types.js';
+import { api, array, field, message, type ApiSpec } from '../schema/types.js';
 
 /** SaslHandshake (17): the client names a SASL mechanism and learns which ones the broker enables. */
-export const saslHandshakeRequest = message({
+const REQUEST = message({
   apiKey: 17,
   name: 'SaslHandshake',
   type: 'request',
@@ -10,7 +10,7 @@ export const saslHandshakeRequest = message({
   fields: [field('mechanism', 'string', '0+')],
 });
 
-export const saslHandshakeResponse = message({
+const RESPONSE = message({
   apiKey: 17,
   name: 'SaslHandshake',
   type: 'response',
@@ -19,4 +19,4 @@ export const saslHandshakeResponse = message({
   fields: [field('errorCode', 'int16', '0+'), field('mechanisms', array('string'), '0+')],
 });
 
-export const saslHandshakeApi = api(saslHandshakeRequest, saslHandshakeResponse);
+export const SASL_HANDSHAKE: ApiSpec = api(REQUEST, RESPONSE);

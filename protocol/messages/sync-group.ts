@@ -1,7 +1,7 @@
-import { api, array, field, message } from '../schema/types.js';
+import { api, array, field, message, type ApiSpec } from '../schema/types.js';
 
 /** SyncGroup (14): the leader hands out partition assignments and every member receives its own. */
-export const syncGroupRequest = message({
+const REQUEST = message({
   apiKey: 14,
   name: 'SyncGroup',
   type: 'request',
@@ -18,7 +18,7 @@ export const syncGroupRequest = message({
   ],
 });
 
-export const syncGroupResponse = message({
+const RESPONSE = message({
   apiKey: 14,
   name: 'SyncGroup',
   type: 'response',
@@ -33,4 +33,4 @@ export const syncGroupResponse = message({
   ],
 });
 
-export const syncGroupApi = api(syncGroupRequest, syncGroupResponse);
+export const SYNC_GROUP: ApiSpec = api(REQUEST, RESPONSE);

@@ -1,7 +1,7 @@
-import { api, array, field, message } from '../schema/types.js';
+import { api, array, field, message, type ApiSpec } from '../schema/types.js';
 
 /** TxnOffsetCommit (28): a transactional producer commits consumer offsets that become visible with its transaction. */
-export const txnOffsetCommitRequest = message({
+const REQUEST = message({
   apiKey: 28,
   name: 'TxnOffsetCommit',
   type: 'request',
@@ -35,7 +35,7 @@ export const txnOffsetCommitRequest = message({
   ],
 });
 
-export const txnOffsetCommitResponse = message({
+const RESPONSE = message({
   apiKey: 28,
   name: 'TxnOffsetCommit',
   type: 'response',
@@ -54,4 +54,4 @@ export const txnOffsetCommitResponse = message({
   ],
 });
 
-export const txnOffsetCommitApi = api(txnOffsetCommitRequest, txnOffsetCommitResponse);
+export const TXN_OFFSET_COMMIT: ApiSpec = api(REQUEST, RESPONSE);

@@ -1,7 +1,7 @@
-import { api, array, field, message } from '../schema/types.js';
+import { api, array, field, message, type ApiSpec } from '../schema/types.js';
 
 /** WriteTxnMarkers (27): the transaction coordinator asks partition leaders to write commit or abort markers. */
-export const writeTxnMarkersRequest = message({
+const REQUEST = message({
   apiKey: 27,
   name: 'WriteTxnMarkers',
   type: 'request',
@@ -22,7 +22,7 @@ export const writeTxnMarkersRequest = message({
   ],
 });
 
-export const writeTxnMarkersResponse = message({
+const RESPONSE = message({
   apiKey: 27,
   name: 'WriteTxnMarkers',
   type: 'response',
@@ -47,4 +47,4 @@ export const writeTxnMarkersResponse = message({
   ],
 });
 
-export const writeTxnMarkersApi = api(writeTxnMarkersRequest, writeTxnMarkersResponse);
+export const WRITE_TXN_MARKERS: ApiSpec = api(REQUEST, RESPONSE);
