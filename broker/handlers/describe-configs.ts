@@ -61,7 +61,8 @@ export class DescribeConfigsHandler implements ApiHandler {
           name: e.name,
           value: e.value,
           readOnly: e.readOnly,
-          isDefault: e.source === ConfigSource.DEFAULT_CONFIG,
+          // isDefault exists only in v0; v1+ carry configSource instead.
+          ...(ctx.apiVersion === 0 ? { isDefault: e.source === ConfigSource.DEFAULT_CONFIG } : {}),
           configSource: ctx.apiVersion === 0 ? -1 : e.source,
           isSensitive: e.sensitive,
           synonyms: includeSynonyms ? e.synonyms : [],
