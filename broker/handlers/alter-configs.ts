@@ -4,7 +4,7 @@
  * are static (file, environment, flags) and cannot be altered at run time.
  */
 import { ErrorCode, KafkaError } from '../../protocol/error-codes.js';
-import { effectiveConfigs } from '../topics/topic-configs.js';
+import { effectiveConfigs, topicConfigDef } from '../topics/topic-configs.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
 import type { ApiHandler, Body } from './handler.js';
@@ -35,6 +35,16 @@ abstract class AlterConfigsBase implements ApiHandler {
   /** The override changes (null = remove) a resource asks for. */
   protected abstract changes(r: Resource): Record<string, string | null>;
 
+  /** Kafka's broker-side checks before the controller sees a resource: no name twice, no null to set. */
+  protected checkEntries(r: Resource, nullAllowed: (c: Resource['configs'][number]) => boolean): void {
+    const names = new Set(r.configs.map((c) => c.name));
+    if (names.size !== r.configs.length) throw new KafkaError(ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys: give each config at most once per resource.');
+    const nulls = r.configs.filter((c) => c.value === null && !nullAllowed(c)).map((c) => c.name);
+    if (nulls.length > 0) {
+      throw new KafkaError(ErrorCode.INVALID_REQUEST, `Null value not supported for : ${nulls.join(', ')}. Give a value, or use IncrementalAlterConfigs DELETE to remove an override.`);
+    }
+  }
+
   async handle(body: Body): Promise<Body> {
     const responses: Body[] = [];
     const seen = new Set<string>();
@@ -64,6 +74,7 @@ export class AlterConfigsHandler extends AlterConfigsBase {
   readonly maxVersion = 2;
 
   protected changes(r: Resource): Record<string, string | null> {
+    this.checkEntries(r, () => false);
     const current = this.topics.getTopic(r.resourceName)?.configs ?? {};
     const next: Record<string, string | null> = {};
     for (const k of Object.keys(current)) next[k] = null;
@@ -79,12 +90,15 @@ export class IncrementalAlterConfigsHandler extends AlterConfigsBase {
   protected changes(r: Resource): Record<string, string | null> {
     const topic = this.topics.getTopic(r.resourceName);
     const eff = effectiveConfigs(topic?.configs ?? {}, this.topics.config);
+    this.checkEntries(r, (c) => c.configOperation === OP_DELETE);
     const out: Record<string, string | null> = {};
-    const names = new Set<string>();
     for (const c of r.configs) {
-      if (names.has(c.name)) throw new KafkaError(ErrorCode.INVALID_REQUEST, `Config '${c.name}' appears twice for one resource.`);
-      names.add(c.name);
       const list = () => (eff.get(c.name)?.value ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '');
+      const opValues = () => (c.value ?? '').split(',').map((v) => v.trim());
+      if ((c.configOperation === OP_APPEND || c.configOperation === OP_SUBTRACT) && topicConfigDef(c.name)?.kind !== 'list') {
+        const op = c.configOperation === OP_APPEND ? 'APPEND' : 'SUBTRACT';
+        throw new KafkaError(ErrorCode.INVALID_CONFIG, `Can't ${op} to key ${c.name} because its type is not LIST; use SET.`);
+      }
       switch (c.configOperation) {
         case OP_SET:
           out[c.name] = c.value;
@@ -93,10 +107,10 @@ export class IncrementalAlterConfigsHandler extends AlterConfigsBase {
           out[c.name] = null;
           break;
         case OP_APPEND:
-          out[c.name] = [...new Set([...list(), ...(c.value ?? '').split(',').map((v) => v.trim())])].filter((v) => v !== '').join(',');
+          out[c.name] = [...new Set([...list(), ...opValues()])].filter((v) => v !== '').join(',');
           break;
         case OP_SUBTRACT: {
-          const remove = new Set((c.value ?? '').split(',').map((v) => v.trim()));
+          const remove = new Set(opValues());
           out[c.name] = list().filter((v) => !remove.has(v)).join(',');
           break;
         }

@@ -63,20 +63,22 @@ export class CreateTopicsHandler implements ApiHandler {
     }
     const configs: Record<string, string> = {};
     for (const c of t.configs) {
-      if (c.value === null) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Config '${c.name}' has a null value.`);
+      if (c.value === null) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${c.name}. Give a value, or leave the config out for its default.`);
       configs[c.name] = c.value;
     }
     const rf = t.assignments.length > 0 ? 1 : t.replicationFactor;
     let id: Buffer = ZERO_UUID;
     let count: number;
+    let stored: Readonly<Record<string, string>>;
     if (validateOnly) {
-      count = this.topics.validateCreate(t.name, partitions, rf, configs);
+      ({ partitions: count, configs: stored } = this.topics.validateCreate(t.name, partitions, rf, configs));
     } else {
       const record = await this.topics.createTopic(t.name, partitions, rf, configs);
       id = record.id;
       count = record.partitions;
+      stored = record.configs;
     }
-    const eff = effectiveConfigs(configs, this.topics.config);
+    const eff = effectiveConfigs(stored, this.topics.config);
     return {
       name: t.name,
       topicId: id,
@@ -86,7 +88,8 @@ export class CreateTopicsHandler implements ApiHandler {
       replicationFactor: 1,
       configs: [...eff].map(([name, { value, source }]) => {
         const def = topicConfigDef(name);
-        return { name, value, readOnly: false, configSource: source, isSensitive: false, ...(def ? { configType: configTypeOf(def) } : {}) };
+        const sensitive = def?.kind === 'password';
+        return { name, value: sensitive ? null : value, readOnly: false, configSource: source, isSensitive: sensitive, ...(def ? { configType: configTypeOf(def) } : {}) };
       }),
     };
   }

@@ -2,7 +2,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { SETTINGS } from '../config/settings.js';
 import type { BrokerConfig } from '../config/settings.js';
-import { ConfigSource, ConfigType, configTypeOf, effectiveConfigs, topicConfigDef } from '../topics/topic-configs.js';
+import { ConfigSource, ConfigType, brokerDefaultIsSet, configTypeOf, defaultValue, effectiveConfigs, topicConfigDef } from '../topics/topic-configs.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import type { BrokerIdentity } from './common.js';
@@ -16,13 +16,22 @@ interface Resource {
   configurationKeys: string[] | null;
 }
 
+interface Synonym {
+  name: string;
+  value: string | null;
+  source: number;
+}
+
 interface Entry {
   name: string;
   value: string | null;
   readOnly: boolean;
   source: number;
   type: number;
+  sensitive: boolean;
   doc: string;
+  /** Where the value comes from, in Kafka's order of precedence (the entry itself first). */
+  synonyms: Synonym[];
 }
 
 export class DescribeConfigsHandler implements ApiHandler {
@@ -52,10 +61,11 @@ export class DescribeConfigsHandler implements ApiHandler {
           name: e.name,
           value: e.value,
           readOnly: e.readOnly,
-          isDefault: e.source === ConfigSource.DEFAULT_CONFIG,
+          // isDefault exists only in v0; v1+ carry configSource instead.
+          ...(ctx.apiVersion === 0 ? { isDefault: e.source === ConfigSource.DEFAULT_CONFIG } : {}),
           configSource: ctx.apiVersion === 0 ? -1 : e.source,
-          isSensitive: false,
-          synonyms: includeSynonyms ? [{ name: e.name, value: e.value, source: e.source }] : [],
+          isSensitive: e.sensitive,
+          synonyms: includeSynonyms ? e.synonyms : [],
           configType: e.type,
           documentation: includeDocs ? e.doc : null,
         })),
@@ -68,9 +78,20 @@ export class DescribeConfigsHandler implements ApiHandler {
     if (r.resourceType === RESOURCE_TOPIC) {
       const topic = this.topics.getTopic(r.resourceName);
       if (!topic) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Topic '${r.resourceName}' does not exist.` };
-      return [...effectiveConfigs(topic.configs, this.topics.config)].map(([name, { value, source }]) => {
+      const broker = this.topics.config;
+      return [...effectiveConfigs(topic.configs, broker)].map(([name, { value, source }]) => {
         const def = topicConfigDef(name);
-        return { name, value, readOnly: false, source, type: def ? configTypeOf(def) : ConfigType.STRING, doc: def?.doc ?? '' };
+        const sensitive = def?.kind === 'password';
+        const shown = sensitive ? null : value;
+        // Kafka's synonyms of a topic config: the topic's override, then the broker setting behind the
+        // default (when set), then the default itself, named after the broker setting when there is one.
+        const synonyms: Synonym[] = [];
+        if (source === ConfigSource.TOPIC_CONFIG) synonyms.push({ name, value: shown, source });
+        if (def?.brokerKey !== undefined && brokerDefaultIsSet(def, broker)) {
+          synonyms.push({ name: def.brokerKey, value: defaultValue(def, broker), source: ConfigSource.STATIC_BROKER_CONFIG });
+        }
+        if (def !== undefined && def.default !== null) synonyms.push({ name: def.brokerKey ?? name, value: def.default, source: ConfigSource.DEFAULT_CONFIG });
+        return { name, value: shown, readOnly: false, source, type: def ? configTypeOf(def) : ConfigType.STRING, sensitive, doc: def?.doc ?? '', synonyms };
       });
     }
     if (r.resourceType === RESOURCE_BROKER) {
@@ -88,13 +109,7 @@ function brokerEntries(config: BrokerConfig): Entry[] {
     const value: unknown = config[s.key];
     const isDefault = value === s.default;
     const type = s.type === 'int' ? ConfigType.INT : s.type === 'long' ? ConfigType.LONG : s.type === 'bool' ? ConfigType.BOOLEAN : ConfigType.STRING;
-    return {
-      name: s.key,
-      value: String(value),
-      readOnly: true,
-      source: isDefault ? ConfigSource.DEFAULT_CONFIG : ConfigSource.STATIC_BROKER_CONFIG,
-      type,
-      doc: s.doc,
-    };
+    const source = isDefault ? ConfigSource.DEFAULT_CONFIG : ConfigSource.STATIC_BROKER_CONFIG;
+    return { name: s.key, value: String(value), readOnly: true, source, type, sensitive: false, doc: s.doc, synonyms: [{ name: s.key, value: String(value), source }] };
   });
 }

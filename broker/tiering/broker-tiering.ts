@@ -32,7 +32,7 @@ import type { ClosedSegmentEvent, LogManager, TopicPartition } from '../log/log-
 import type { PartitionLog } from '../log/partition-log.js';
 import type { Logger } from '../logger.js';
 import type { TopicRecord } from '../metadata/metadata-store.js';
-import { effectiveConfigs, numericConfig } from '../topics/topic-configs.js';
+import { deletesByRetention, effectiveConfigs, numericConfig } from '../topics/topic-configs.js';
 
 /** What Fetch and ListOffsets need from tiered storage. */
 export interface RemoteLogReader {
@@ -57,7 +57,9 @@ export interface RemoteLogReader {
 export function topicTieringConfig(overrides: Readonly<Record<string, string>>, config: BrokerConfig): TopicTieringConfig {
   const eff = effectiveConfigs(overrides, config);
   const n = (name: string) => numericConfig(eff, name);
-  const never = (v: number) => (v < 0 || v >= Number.MAX_SAFE_INTEGER ? Infinity : v);
+  // Without delete in cleanup.policy Kafka applies no retention; Floe does not compact yet, so the table keeps every row.
+  const deletes = deletesByRetention(eff);
+  const never = (v: number) => (!deletes || v < 0 || v >= Number.MAX_SAFE_INTEGER ? Infinity : v);
   return {
     enabled: eff.get('remote.storage.enable')?.value === 'true' || eff.get('iceberg.enabled')?.value === 'true',
     namespace: (eff.get('iceberg.namespace')?.value ?? 'kafka').split('.').filter((s) => s !== ''),

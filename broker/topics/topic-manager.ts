@@ -11,7 +11,7 @@ import type { LogTopicConfig } from '../log/config.js';
 import type { PartitionLog } from '../log/partition-log.js';
 import type { Logger } from '../logger.js';
 import { MetadataError, type MetadataStore, type TopicRecord } from '../metadata/metadata-store.js';
-import { effectiveConfigs, numericConfig, validateTopicConfig, validateTopicName } from './topic-configs.js';
+import { deletesByRetention, effectiveConfigs, numericConfig, validateTopicConfigs, validateTopicName } from './topic-configs.js';
 
 /** Partition counts above this are refused (Kafka has no fixed limit; this guards the disk). */
 export const MAX_PARTITIONS = 10_000;
@@ -21,11 +21,15 @@ export function logConfigFor(overrides: Readonly<Record<string, string>>, broker
   const eff = effectiveConfigs(overrides, broker);
   const n = (name: string) => numericConfig(eff, name);
   // A tiered topic keeps local segments by local.retention.*; the tiering plugin applies retention.* to the
-  // table, and the log's canDeleteSegment gate keeps segments that are not committed there yet.
+  // table, and the log's canDeleteSegment gate keeps segments that are not committed there yet. Without
+  // delete in cleanup.policy (compact, or empty) Kafka applies no retention; Floe does not compact yet, so
+  // such a topic keeps every record. Any negative retention.bytes means no limit, as in Kafka.
   const tiered = broker['remote.log.storage.system.enable'] && (eff.get('remote.storage.enable')?.value === 'true' || eff.get('iceberg.enabled')?.value === 'true');
-  const local = (name: string, total: string) => (tiered && n(name) !== -2 ? n(name) : n(total));
+  const unlimited = (v: number) => (v < 0 ? -1 : v);
+  const local = (name: string, total: string) => (!deletesByRetention(eff) ? -1 : unlimited(tiered && n(name) !== -2 ? n(name) : n(total)));
   return {
-    'segment.bytes': n('segment.bytes'),
+    // internal.segment.bytes: Kafka's override for segments below segment.bytes' 1 MiB minimum (tests).
+    'segment.bytes': eff.has('internal.segment.bytes') ? n('internal.segment.bytes') : n('segment.bytes'),
     'segment.ms': n('segment.ms'),
     'retention.ms': local('local.retention.ms', 'retention.ms'),
     'retention.bytes': local('local.retention.bytes', 'retention.bytes'),
@@ -98,8 +102,11 @@ export class TopicManager {
     return this.logs.get(topic, partition);
   }
 
-  /** Checks a CreateTopics request; throws KafkaError with Kafka's code for the first problem. */
-  validateCreate(name: string, partitions: number, replicationFactor: number, configs: Readonly<Record<string, string>>): number {
+  /**
+   * Checks a CreateTopics request; throws KafkaError with Kafka's code for the first problem. Returns the
+   * partition count and the configs in the canonical form they are stored in.
+   */
+  validateCreate(name: string, partitions: number, replicationFactor: number, configs: Readonly<Record<string, string>>): { partitions: number; configs: Record<string, string> } {
     const nameError = validateTopicName(name);
     if (nameError) throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, nameError);
     if (this.metadata.getTopic(name)) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
@@ -110,15 +117,11 @@ export class TopicManager {
     if (replicationFactor !== -1 && replicationFactor !== 1) {
       throw new KafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, `Replication factor ${replicationFactor} is larger than the 1 broker available; use 1 or -1.`);
     }
-    for (const [k, v] of Object.entries(configs)) {
-      const err = validateTopicConfig(k, v);
-      if (err) throw new KafkaError(ErrorCode.INVALID_CONFIG, err);
-    }
-    return count;
+    return { partitions: count, configs: validateTopicConfigs(configs, {}, this.config) };
   }
 
-  async createTopic(name: string, partitions: number, replicationFactor = -1, configs: Readonly<Record<string, string>> = {}): Promise<TopicRecord> {
-    const count = this.validateCreate(name, partitions, replicationFactor, configs);
+  async createTopic(name: string, partitions: number, replicationFactor = -1, requested: Readonly<Record<string, string>> = {}): Promise<TopicRecord> {
+    const { partitions: count, configs } = this.validateCreate(name, partitions, replicationFactor, requested);
     // Logs first: once the topic is in metadata, clients may produce and fetch, so its logs must exist.
     const logConfig = this.logConfigFor(configs);
     for (let p = 0; p < count; p++) await this.logs.getOrCreate(name, p, logConfig);
@@ -177,16 +180,24 @@ export class TopicManager {
     this.changed(name, this.metadata.getTopic(name));
   }
 
-  /** Validates then applies config changes (null removes an override). */
+  /**
+   * Validates then applies config changes (null removes an override). As in Kafka, the topic's whole
+   * resulting set is validated, and removing an override the topic does not have (even under an unknown
+   * name) changes nothing.
+   */
   async alterConfigs(name: string, changes: Readonly<Record<string, string | null>>, validateOnly: boolean): Promise<void> {
     const topic = this.metadata.getTopic(name);
     if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist.`);
+    const next: Record<string, string> = { ...topic.configs };
     for (const [k, v] of Object.entries(changes)) {
-      const err = validateTopicConfig(k, v);
-      if (err) throw new KafkaError(ErrorCode.INVALID_CONFIG, err);
+      if (v === null) delete next[k];
+      else next[k] = v;
     }
+    const canonical = validateTopicConfigs(next, topic.configs, this.config);
     if (validateOnly) return;
-    const updated = await this.metadata.alterTopicConfigs(name, changes);
+    const stored: Record<string, string | null> = {};
+    for (const k of Object.keys(changes)) stored[k] = canonical[k] ?? null;
+    const updated = await this.metadata.alterTopicConfigs(name, stored);
     const logConfig = this.logConfigFor(updated.configs);
     for (let p = 0; p < updated.partitions; p++) this.logs.get(name, p)?.updateConfig(logConfig);
     this.changed(name, updated);

@@ -80,7 +80,7 @@ async function produceUntilDeath(bootstrap: string, tag: string, maxSends: numbe
       await admin.connect();
       await admin.createTopics({
         topics: [{ topic: TOPIC, numPartitions: PARTITIONS, configEntries: [
-          { name: 'segment.bytes', value: '2048' },
+          { name: 'internal.segment.bytes', value: '2048' },
           { name: 'local.retention.bytes', value: '0' },
           { name: 'iceberg.commit.interval.ms', value: '300' },
         ] }],

@@ -44,7 +44,7 @@ test('a tiered topic serves consumers from the table after its local segments ar
   await admin.createTopics({
     topics: [{ topic: 'tiered', numPartitions: 1, configEntries: [
       { name: 'remote.storage.enable', value: 'true' },
-      { name: 'segment.bytes', value: '2048' },
+      { name: 'internal.segment.bytes', value: '2048' },
       { name: 'local.retention.bytes', value: '0' },
       { name: 'iceberg.commit.interval.ms', value: '3600000' },
     ] }],

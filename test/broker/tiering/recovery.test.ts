@@ -23,7 +23,7 @@ test('a broker with an empty log dir and the old warehouse serves the partition 
   const warehouse = join(root, 'warehouse');
   const flags = ['--remote.log.storage.system.enable=true', `--iceberg.warehouse=${warehouse}`, '--iceberg.rest.port=-1', '--log.retention.check.interval.ms=3600000'];
   const configEntries = [
-    { name: 'segment.bytes', value: '1024' },
+    { name: 'internal.segment.bytes', value: '1024' },
     { name: 'iceberg.commit.interval.ms', value: '3600000' },
   ];
 

@@ -46,7 +46,7 @@ async function tieredTopic(e: Env, topic: string): Promise<number> {
   const admin = e.kafka.admin();
   await admin.connect();
   await admin.createTopics({ topics: [{ topic, numPartitions: 1, configEntries: [
-    { name: 'segment.bytes', value: '1024' },
+    { name: 'internal.segment.bytes', value: '1024' },
     { name: 'local.retention.bytes', value: '2048' },
     { name: 'retention.ms', value: '-1' },
     { name: 'iceberg.commit.interval.ms', value: '3600000' },

@@ -60,7 +60,7 @@ async function tieredTopic(t: TestContext): Promise<Tiered> {
     waitForLeaders: true,
     topics: [{ topic: TOPIC, numPartitions: 1, configEntries: [
       { name: 'iceberg.enabled', value: 'true' },
-      { name: 'segment.bytes', value: '1024' },
+      { name: 'internal.segment.bytes', value: '1024' },
       { name: 'local.retention.bytes', value: '0' },
       { name: 'local.retention.ms', value: '0' },
       { name: 'iceberg.commit.interval.ms', value: '3600000' },

@@ -122,7 +122,7 @@ export async function runFidelity(t: TestContext, options: FidelityOptions): Pro
         numPartitions: PARTITIONS,
         configEntries: [
           { name: 'iceberg.enabled', value: 'true' },
-          { name: 'segment.bytes', value: '8192' },
+          { name: 'internal.segment.bytes', value: '8192' },
           { name: 'local.retention.bytes', value: '0' },
           { name: 'local.retention.ms', value: '0' },
           { name: 'iceberg.commit.interval.ms', value: '500' },

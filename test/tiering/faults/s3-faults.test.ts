@@ -77,7 +77,7 @@ test('tiering through S3 errors, latency and dropped connections: produce and ho
   await admin.createTopics({
     waitForLeaders: true,
     topics: [{ topic: TOPIC, numPartitions: PARTITIONS, configEntries: [
-      { name: 'segment.bytes', value: '4096' },
+      { name: 'internal.segment.bytes', value: '4096' },
       { name: 'local.retention.bytes', value: '0' },
       { name: 'iceberg.commit.interval.ms', value: '300' },
     ] }],
