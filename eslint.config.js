@@ -36,4 +36,13 @@ export default tseslint.config(
       'no-restricted-imports': forbid(['../broker/*', '../../broker/*'], 'tiering/ must not reach into broker internals.'),
     },
   },
+  {
+    files: ['broker/**/*.ts'],
+    rules: {
+      'no-restricted-imports': forbid(
+        ['../iceberg/*', '../../iceberg/*', '../../../iceberg/*'],
+        'broker/ meets Iceberg only through tiering/: hand tiering/ the configuration (tiering/plugin/open-iceberg-tiering.ts).',
+      ),
+    },
+  },
 );

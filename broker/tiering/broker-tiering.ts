@@ -2,8 +2,8 @@
  * The broker's side of tiered storage: the one place the broker meets the tiering plugin (through
  * `tiering/plugin/api.ts`), so that handlers and logs see only `RemoteLogReader` and two log hooks.
  *
- * - Opens the warehouse (`iceberg.warehouse`, a folder or s3://), the built-in catalog, the plugin and the
- *   Iceberg REST catalog server (`iceberg.rest.port`, -1 = off), and stops them in order.
+ * - Hands the tiering settings (`iceberg.warehouse`, `iceberg.s3.*`, `iceberg.rest.*`) to tiering/, which
+ *   builds the warehouse, catalog, plugin and REST catalog server (openIcebergTiering), and stops them.
  * - Configures each topic from its configs (remote.storage.enable / iceberg.enabled, iceberg.namespace,
  *   iceberg.commit.interval.ms, retention.*) when the broker starts and whenever topics change.
  * - Log hooks: every closed segment of a tiered topic goes to the plugin's queue; a local segment may be
@@ -16,16 +16,8 @@
  * - Recovery from the warehouse alone: a partition whose local log is empty but whose table holds offsets up
  *   to C (the local disk was lost) starts its local log at C + 1; earlier offsets are served from the table.
  */
-import { mkdir } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { WarehouseCatalog } from '../../iceberg/catalog/warehouse.js';
-import type { FileIO } from '../../iceberg/io/file-io.js';
-import { createFileIO, schemeOf } from '../../iceberg/io/registry.js';
-import { RestCatalogServer } from '../../iceberg/rest/server.js';
 import type { TieringPlugin, TopicTieringConfig } from '../../tiering/plugin/api.js';
-import { crashInsideCommit } from '../../tiering/plugin/crash-points.js';
-import { IcebergTieringPlugin } from '../../tiering/plugin/iceberg-tiering.js';
+import { openIcebergTiering, type OpenedIcebergTiering } from '../../tiering/plugin/open-iceberg-tiering.js';
 import type { SegmentCodec } from '../../tiering/plugin/segment-codec.js';
 import type { BrokerConfig } from '../config/settings.js';
 import type { ClosedSegmentEvent, LogManager, TopicPartition } from '../log/log-manager.js';
@@ -69,13 +61,6 @@ export function topicTieringConfig(overrides: Readonly<Record<string, string>>, 
   };
 }
 
-/** `./data/warehouse` -> `file:///abs/data/warehouse`; URLs pass through. */
-export function warehouseLocation(setting: string): string {
-  if (schemeOf(setting) !== undefined && !/^[A-Za-z]:[\\/]/.test(setting)) return setting.replace(/\/+$/, '');
-  const abs = isAbsolute(setting) ? setting : resolve(setting);
-  return pathToFileURL(abs).href.replace(/\/+$/, '');
-}
-
 export interface BrokerTieringOptions {
   readonly config: BrokerConfig;
   readonly log: Logger;
@@ -88,69 +73,42 @@ export class BrokerTiering implements RemoteLogReader {
   private logs: LogManager | undefined;
   private readonly rollTimers = new Map<string, { interval: number; timer: NodeJS.Timeout }>();
   private retentionTimer: NodeJS.Timeout | undefined;
-  private restUrl: string | undefined;
 
   private constructor(
     readonly plugin: TieringPlugin,
-    private readonly io: FileIO | undefined,
-    private readonly rest: RestCatalogServer | undefined,
+    /** What openIcebergTiering built (absent when a test hands in its own plugin). */
+    private readonly opened: OpenedIcebergTiering | undefined,
     private readonly config: BrokerConfig,
     private readonly log: Logger,
   ) {}
 
-  /** Opens the warehouse, catalog, plugin and REST server; undefined when remote.log.storage.system.enable is off. */
+  /** Opens the tiering stack (tiering/ builds it from the config); undefined when remote.log.storage.system.enable is off. */
   static async start(options: BrokerTieringOptions): Promise<BrokerTiering | undefined> {
     const { config, log } = options;
     if (!config['remote.log.storage.system.enable']) return undefined;
-    if (options.plugin) return new BrokerTiering(options.plugin, undefined, undefined, config, log);
-    const warehouse = warehouseLocation(config['iceberg.warehouse']);
-    if (warehouse.startsWith('file:')) await mkdir(new URL(warehouse), { recursive: true });
-    const endpoint = config['iceberg.s3.endpoint'];
-    const region = config['iceberg.s3.region'];
-    const keyId = config['iceberg.s3.access.key.id'];
-    const io = createFileIO(warehouse, {
-      s3: {
-        ...(endpoint !== '' ? { endpoint, forcePathStyle: config['iceberg.s3.path.style.access'] } : {}),
-        ...(region !== '' ? { region } : {}),
-        ...(keyId !== '' ? { credentials: { accessKeyId: keyId, secretAccessKey: config['iceberg.s3.secret.access.key'] } } : {}),
-      },
-    });
-    const tableConfig: Record<string, string> = {};
-    if (endpoint !== '') {
-      tableConfig['s3.endpoint'] = endpoint;
-      tableConfig['s3.path-style-access'] = String(config['iceberg.s3.path.style.access']);
-    }
-    if (region !== '') tableConfig['s3.region'] = region;
-    const catalog = new WarehouseCatalog({ io: crashInsideCommit(io), warehouse, tableConfig });
+    if (options.plugin) return new BrokerTiering(options.plugin, undefined, config, log);
     const tlog = log.child({ logger: 'tiering' });
-    const plugin = new IcebergTieringPlugin({
-      catalog,
-      io,
-      codec: options.codec,
+    const opened = await openIcebergTiering({
+      warehouse: config['iceberg.warehouse'],
+      s3: {
+        endpoint: config['iceberg.s3.endpoint'],
+        region: config['iceberg.s3.region'],
+        pathStyleAccess: config['iceberg.s3.path.style.access'],
+        accessKeyId: config['iceberg.s3.access.key.id'],
+        secretAccessKey: config['iceberg.s3.secret.access.key'],
+      },
+      rest: { port: config['iceberg.rest.port'], host: config['iceberg.rest.host'], token: config['iceberg.rest.token'] },
       maxConcurrentCopies: config['remote.log.manager.copier.thread.pool.size'],
+      codec: options.codec,
       onError: (err, context) => tlog.warn('tiering step failed; it will be retried', { err, ...context }),
     });
-    let rest: RestCatalogServer | undefined;
-    const port = config['iceberg.rest.port'];
-    const token = config['iceberg.rest.token'];
-    if (port >= 0) rest = new RestCatalogServer({ catalog, port, host: config['iceberg.rest.host'], warehouse, tableConfig, ...(token !== '' ? { token } : {}) });
-    const t = new BrokerTiering(plugin, io, rest, config, tlog);
-    if (rest) {
-      try {
-        t.restUrl = (await rest.start()).url;
-        tlog.info('iceberg REST catalog started', { url: t.restUrl, warehouse });
-      } catch (err) {
-        await plugin.close();
-        await io.close();
-        throw new Error(`cannot start the Iceberg REST catalog on ${config['iceberg.rest.host']}:${port} (${(err as Error).message}); free the port, pick another with iceberg.rest.port, or set it to -1`, { cause: err });
-      }
-    }
-    return t;
+    if (opened.restUrl !== undefined) tlog.info('iceberg REST catalog started', { url: opened.restUrl, warehouse: opened.warehouse });
+    return new BrokerTiering(opened.plugin, opened, config, tlog);
   }
 
   /** The REST catalog's URL, when it runs. */
   get restCatalogUrl(): string | undefined {
-    return this.restUrl;
+    return this.opened?.restUrl;
   }
 
   /** Partition log hook: may this local segment be deleted? Only once the table holds all of it. */
@@ -316,8 +274,7 @@ export class BrokerTiering implements RemoteLogReader {
     for (const t of this.rollTimers.values()) clearInterval(t.timer);
     this.rollTimers.clear();
     clearInterval(this.retentionTimer);
-    await this.rest?.close();
-    await this.plugin.close();
-    await this.io?.close();
+    if (this.opened) await this.opened.close();
+    else await this.plugin.close();
   }
 }

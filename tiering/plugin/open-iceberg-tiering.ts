@@ -1,0 +1,110 @@
+/**
+ * Builds the Iceberg-topic tiering stack from plain settings: the warehouse's FileIO (a folder or s3://), the
+ * built-in warehouse catalog, the plugin, and the Iceberg REST catalog server over that catalog. The broker
+ * hands in configuration and gets back the plugin and one `close()`; it never sees a catalog or a FileIO.
+ */
+import { mkdir } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { WarehouseCatalog } from '../../iceberg/catalog/warehouse.js';
+import { createFileIO, schemeOf } from '../../iceberg/io/registry.js';
+import { RestCatalogServer } from '../../iceberg/rest/server.js';
+import type { TieringPlugin } from './api.js';
+import { crashInsideCommit } from './crash-points.js';
+import { IcebergTieringPlugin } from './iceberg-tiering.js';
+import type { SegmentCodec } from './segment-codec.js';
+
+export interface IcebergTieringSettings {
+  /** A folder (relative to the working directory or absolute) or a URL such as s3://bucket/prefix. */
+  readonly warehouse: string;
+  /** Empty strings mean "not set": the AWS SDK's own defaults then apply. */
+  readonly s3: {
+    readonly endpoint: string;
+    readonly region: string;
+    readonly pathStyleAccess: boolean;
+    readonly accessKeyId: string;
+    readonly secretAccessKey: string;
+  };
+  /** The REST catalog server; port -1 runs none, 0 picks a free port. Token '' means no authentication. */
+  readonly rest: { readonly port: number; readonly host: string; readonly token: string };
+  readonly maxConcurrentCopies: number;
+  readonly codec: SegmentCodec;
+  /** A tiering step failed and will be retried. */
+  readonly onError: (err: unknown, context: Record<string, unknown>) => void;
+}
+
+export interface OpenedIcebergTiering {
+  readonly plugin: TieringPlugin;
+  /** The warehouse as a URL (`file:///abs/path` for a folder). */
+  readonly warehouse: string;
+  /** The REST catalog's URL, when it runs. */
+  readonly restUrl: string | undefined;
+  /** Stops the REST server, then the plugin (which commits what it copied), then the FileIO. */
+  close(): Promise<void>;
+}
+
+/** `./data/warehouse` -> `file:///abs/data/warehouse`; URLs pass through. */
+export function warehouseLocation(setting: string): string {
+  if (schemeOf(setting) !== undefined && !/^[A-Za-z]:[\\/]/.test(setting)) return setting.replace(/\/+$/, '');
+  const abs = isAbsolute(setting) ? setting : resolve(setting);
+  return pathToFileURL(abs).href.replace(/\/+$/, '');
+}
+
+/**
+ * The table config the catalog hands to readers with every table (REST LoadTableResult `config`), so that an
+ * engine given only the catalog URI can reach the warehouse's object store.
+ */
+export function readerTableConfig(s3: IcebergTieringSettings['s3']): Record<string, string> {
+  const config: Record<string, string> = {};
+  if (s3.endpoint !== '') {
+    config['s3.endpoint'] = s3.endpoint;
+    config['s3.path-style-access'] = String(s3.pathStyleAccess);
+  }
+  if (s3.region !== '') config['s3.region'] = s3.region;
+  return config;
+}
+
+export async function openIcebergTiering(settings: IcebergTieringSettings): Promise<OpenedIcebergTiering> {
+  const warehouse = warehouseLocation(settings.warehouse);
+  if (warehouse.startsWith('file:')) await mkdir(new URL(warehouse), { recursive: true });
+  const { endpoint, region, accessKeyId, secretAccessKey, pathStyleAccess } = settings.s3;
+  const io = createFileIO(warehouse, {
+    s3: {
+      ...(endpoint !== '' ? { endpoint, forcePathStyle: pathStyleAccess } : {}),
+      ...(region !== '' ? { region } : {}),
+      ...(accessKeyId !== '' ? { credentials: { accessKeyId, secretAccessKey } } : {}),
+    },
+  });
+  const tableConfig = readerTableConfig(settings.s3);
+  const catalog = new WarehouseCatalog({ io: crashInsideCommit(io), warehouse, tableConfig });
+  const plugin = new IcebergTieringPlugin({
+    catalog,
+    io,
+    codec: settings.codec,
+    maxConcurrentCopies: settings.maxConcurrentCopies,
+    onError: settings.onError,
+  });
+  const { port, host, token } = settings.rest;
+  let rest: RestCatalogServer | undefined;
+  let restUrl: string | undefined;
+  if (port >= 0) {
+    rest = new RestCatalogServer({ catalog, port, host, warehouse, tableConfig, ...(token !== '' ? { token } : {}) });
+    try {
+      restUrl = (await rest.start()).url;
+    } catch (err) {
+      await plugin.close();
+      await io.close();
+      throw new Error(`cannot start the Iceberg REST catalog on ${host}:${port} (${(err as Error).message}); free the port, pick another with iceberg.rest.port, or set it to -1`, { cause: err });
+    }
+  }
+  return {
+    plugin,
+    warehouse,
+    restUrl,
+    async close() {
+      await rest?.close();
+      await plugin.close();
+      await io.close();
+    },
+  };
+}
