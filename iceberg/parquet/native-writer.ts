@@ -20,7 +20,7 @@ import { parsePrimitiveType, type ParsedPrimitive } from '../types.js';
 import { truncateLowerBound, truncateUpperBound } from '../metrics.js';
 import { CompressionCodec, compressPageInto } from './codecs.js';
 import { ParquetError } from './errors.js';
-import { PhysicalType } from './footer.js';
+import { CREATED_BY, PhysicalType } from './footer.js';
 import { ByteSink, encodeLevels, levelBitWidth } from './levels.js';
 import { CompactWriter, TType } from './thrift-writer.js';
 
@@ -755,7 +755,7 @@ export class NativeParquetWriter {
       w.list(5, TType.STRUCT, kv.size);
       for (const [k, v] of kv) w.beginStruct().binary(1, k).binary(2, v).endStruct();
     }
-    w.binary(6, this.options.createdBy ?? 'floe');
+    w.binary(6, this.options.createdBy ?? CREATED_BY);
     // column_orders: TypeDefinedOrder for every leaf, so readers trust min_value/max_value.
     w.list(7, TType.STRUCT, this.leaves.length);
     for (let k = 0; k < this.leaves.length; k++) w.beginStruct().struct(1).endStruct().endStruct();
