@@ -113,12 +113,7 @@ export class BrokerTiering implements RemoteLogReader {
         ...(keyId !== '' ? { credentials: { accessKeyId: keyId, secretAccessKey: config['iceberg.s3.secret.access.key'] } } : {}),
       },
     });
-    const tableConfig: Record<string, string> = {};
-    if (endpoint !== '') {
-      tableConfig['s3.endpoint'] = endpoint;
-      tableConfig['s3.path-style-access'] = String(config['iceberg.s3.path.style.access']);
-    }
-    if (region !== '') tableConfig['s3.region'] = region;
+    const tableConfig = engineStorageConfig(config);
     const catalog = new WarehouseCatalog({ io: crashInsideCommit(io), warehouse, tableConfig });
     const tlog = log.child({ logger: 'tiering' });
     const plugin = new IcebergTieringPlugin({
@@ -318,4 +313,25 @@ export class BrokerTiering implements RemoteLogReader {
     await this.plugin.close();
     await this.io?.close();
   }
+}
+
+/**
+ * The storage settings every loaded table's `config` carries for engines (REST LoadTableResult), so that an
+ * engine configured with the catalog URI (and its own credentials) finds an S3-compatible warehouse. Both
+ * spellings of the region: `client.region` is Iceberg Java's (S3FileIO in Spark, Flink), `s3.region`
+ * pyiceberg's; Java ignores `s3.region` and fails to build its S3 client without a region.
+ */
+export function engineStorageConfig(config: BrokerConfig): Record<string, string> {
+  const out: Record<string, string> = {};
+  const endpoint = config['iceberg.s3.endpoint'];
+  if (endpoint !== '') {
+    out['s3.endpoint'] = endpoint;
+    out['s3.path-style-access'] = String(config['iceberg.s3.path.style.access']);
+  }
+  const region = config['iceberg.s3.region'];
+  if (region !== '') {
+    out['s3.region'] = region;
+    out['client.region'] = region;
+  }
+  return out;
 }
