@@ -174,7 +174,6 @@ test('Spark SQL reads Floe\'s tables through the REST catalog with the README\'s
       assert.ok(firstRound.length > 0 && firstRound.length < rows.length);
       const older = await spark.objects(`SELECT kafka.partition AS p, kafka.offset AS o FROM ${table(w)} VERSION AS OF ${w.snapshots[0]} ORDER BY p, o`);
       assert.deepEqual(older.map((r) => [r['p'], num(r['o'])]), firstRound.map((e) => [e.partition, e.offset]));
-      assert.equal(num((await spark.sql(`SELECT count(*) FROM ${table(w)} VERSION AS OF ${w.snapshots[1]}`)).rows[0]?.[0]), rows.length);
     });
 
     await t.test(`${w.catalog}: the snapshots, manifests and files metadata tables agree with the REST catalog's metadata`, async () => {
@@ -192,6 +191,8 @@ test('Spark SQL reads Floe\'s tables through the REST catalog with the README\'s
       await w.topic.deleteBefore(DELETE_PARTITION, DELETE_BEFORE);
       const rows = await w.topic.kafkaRows();
       assert.deepEqual(rows, before.filter((r) => r.partition !== DELETE_PARTITION || r.offset >= DELETE_BEFORE), 'Kafka clients read from the new log start');
+      // count(*) too: Iceberg answers it from manifest statistics only while no delete file applies.
+      assert.equal(num((await spark.sql(`SELECT count(*) FROM ${table(w)}`)).rows[0]?.[0]), rows.length, 'row count');
       const got = await sparkRows(spark, table(w));
       assert.deepEqual(got, rows.map(kafkaView));
       const deletes = await spark.objects(`SELECT file_path, record_count, partition.kafka_partition AS p FROM ${table(w)}.files WHERE content = 1`);
