@@ -18,7 +18,7 @@ import { big, kafkaView, num, tableView } from './rows.js';
 import { SparkSql, type SparkValue } from './spark.js';
 
 const readme = readSparkReadme();
-/** Partition 0's first data file holds offsets 0..5 (round 1); deleting below 2 cuts inside it. */
+/** Deleting below 2 in partition 0 cuts inside its first data file (round 1; checked below). */
 const DELETE_PARTITION = 0;
 const DELETE_BEFORE = 2;
 
@@ -188,6 +188,7 @@ test('Spark SQL reads Floe\'s tables through the REST catalog with the README\'s
   for (const w of warehouses) {
     await t.test(`${w.catalog}: after DeleteRecords below the local log start, Spark no longer returns the deleted rows (a position delete)`, async () => {
       const before = kafka.get(w) ?? [];
+      assert.ok(DELETE_BEFORE < (w.topic.roundEnds[0]?.[DELETE_PARTITION] ?? 0), 'the new log start falls inside the first data file, so its rows below are position-deleted');
       await w.topic.deleteBefore(DELETE_PARTITION, DELETE_BEFORE);
       const rows = await w.topic.kafkaRows();
       assert.deepEqual(rows, before.filter((r) => r.partition !== DELETE_PARTITION || r.offset >= DELETE_BEFORE), 'Kafka clients read from the new log start');
