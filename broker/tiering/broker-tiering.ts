@@ -278,3 +278,4 @@ export class BrokerTiering implements RemoteLogReader {
     else await this.plugin.close();
   }
 }
+

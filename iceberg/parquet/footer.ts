@@ -6,6 +6,14 @@
 import { ParquetError } from './errors.js';
 import { decodeThriftStruct, type ThriftStruct, type ThriftValue } from './thrift.js';
 
+/**
+ * The footer's `created_by`, in the form parquet-mr's VersionParser reads (`<application> version <semver>
+ * (build <hash>)`): Spark's and Hive's Parquet reader (parquet-mr) ignores the min/max statistics of every
+ * binary column of a file whose `created_by` it cannot parse (CorruptStatistics, PARQUET-251), so a bare
+ * `floe` cost their row-group filtering on keys and values, and logged a stack trace per file.
+ */
+export const CREATED_BY = 'floe version 0.1.0';
+
 /** Parquet physical types (parquet.thrift `Type`). */
 export const PhysicalType = {
   BOOLEAN: 0,

@@ -23,6 +23,7 @@ import type { StructType, Type } from '../schema.js';
 import { parsePrimitiveType } from '../types.js';
 import { CompressionCodec } from './codecs.js';
 import { ParquetError } from './errors.js';
+import { CREATED_BY } from './footer.js';
 import { ByteSink } from './levels.js';
 import { CompactWriter, TType } from './thrift-writer.js';
 import { physicalOf } from './physical-types.js';
@@ -172,7 +173,7 @@ export class NativeParquetWriter {
       w.list(5, TType.STRUCT, kv.size);
       for (const [k, v] of kv) w.beginStruct().binary(1, k).binary(2, v).endStruct();
     }
-    w.binary(6, this.options.createdBy ?? 'floe');
+    w.binary(6, this.options.createdBy ?? CREATED_BY);
     // column_orders: TypeDefinedOrder for every leaf, so readers trust min_value/max_value.
     w.list(7, TType.STRUCT, this.leaves.length);
     for (let k = 0; k < this.leaves.length; k++) w.beginStruct().struct(1).endStruct().endStruct();

@@ -15,7 +15,7 @@ import type { StructType, Type } from '../schema.js';
 import { FloatStatsCollector, parquetMetrics, type DataFileMetrics } from '../metrics.js';
 import { arrowTypeMismatch, icebergToArrowSchema } from './arrow-schema.js';
 import { ParquetError } from './errors.js';
-import { parseParquetFooter, type ParquetFooter } from './footer.js';
+import { CREATED_BY, parseParquetFooter, type ParquetFooter } from './footer.js';
 import { CompressionCodec } from './codecs.js';
 import { NativeParquetWriter, nativeWriterSupports } from './native-writer.js';
 
@@ -105,7 +105,7 @@ function writerProperties(schema: arrow.Schema, iceberg: StructType, options: Pa
   let b = new pq.WriterPropertiesBuilder()
     .setCompression(CODECS[options.compression ?? 'zstd'])
     .setMaxRowGroupSize(options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS)
-    .setCreatedBy('floe')
+    .setCreatedBy(CREATED_BY)
     .setStatisticsEnabled(pq.EnabledStatistics.Chunk);
   const dict = options.dictionary ?? 'auto';
   if (dict === 'off') b = b.setDictionaryEnabled(false);

@@ -15,7 +15,8 @@
  *     timestamp_type [6] int               0 CreateTime, 1 LogAppendTime
  *     key [7] binary, optional             null for a null key
  *     headers [8] list<[13] struct<key [14] string, value [15] binary optional>>, optional;
- *                                          order and duplicate keys kept; null when the record has none
+ *                                          order and duplicate keys kept; an empty list (not null) when the
+ *                                          record has none (Kafka has no null header list)
  *     batch [9] struct, required           the record's batch, repeated on each row (run-length encoded):
  *       base_offset [16] long, last_offset_delta [17] int, partition_leader_epoch [18] int,
  *       attributes [19] int (codec bits 0-2, timestamp type 3, transactional 4, control 5, delete horizon 6),

@@ -51,8 +51,11 @@ export function warehouseLocation(setting: string): string {
 }
 
 /**
- * The table config the catalog hands to readers with every table (REST LoadTableResult `config`), so that an
- * engine given only the catalog URI can reach the warehouse's object store.
+ * The storage settings every loaded table's `config` carries for engines (REST LoadTableResult), so that an
+ * engine configured with the catalog URI (and its own credentials) finds an S3-compatible warehouse. Both
+ * spellings of the region: `client.region` is Iceberg Java's (S3FileIO in Spark, Flink), `s3.region`
+ * pyiceberg's; Java ignores `s3.region` and fails to build its S3 client without a region. The broker's own
+ * keys are never handed out.
  */
 export function readerTableConfig(s3: IcebergTieringSettings['s3']): Record<string, string> {
   const config: Record<string, string> = {};
@@ -60,7 +63,10 @@ export function readerTableConfig(s3: IcebergTieringSettings['s3']): Record<stri
     config['s3.endpoint'] = s3.endpoint;
     config['s3.path-style-access'] = String(s3.pathStyleAccess);
   }
-  if (s3.region !== '') config['s3.region'] = s3.region;
+  if (s3.region !== '') {
+    config['s3.region'] = s3.region;
+    config['client.region'] = s3.region;
+  }
   return config;
 }
 

@@ -15,7 +15,7 @@ import { readParquetTable } from '../../../iceberg/parquet/reader.js';
 import { icebergToArrowSchema } from '../../../iceberg/parquet/arrow-schema.js';
 import { ParquetError } from '../../../iceberg/parquet/errors.js';
 import { nativeWriterSupports } from '../../../iceberg/parquet/native-writer.js';
-import { PhysicalType } from '../../../iceberg/parquet/footer.js';
+import { CREATED_BY, PhysicalType } from '../../../iceberg/parquet/footer.js';
 import { prng } from '../../protocol/helpers/random-values.js';
 
 const schema: Schema = {
@@ -170,7 +170,7 @@ for (const c of cases) {
       : table;
     const native = await writeParquet(schema, input, { ...c.options, engine: 'native' });
     const wasm = await writeParquet(schema, table, { ...c.options, engine: 'parquet-wasm' });
-    assert.equal(native.footer.createdBy, 'floe');
+    assert.equal(native.footer.createdBy, CREATED_BY);
     assert.deepEqual(rowsOf(readParquetTable(native.bytes)), rowsOf(table));
     assert.deepEqual(rowsOf(readParquetTable(native.bytes)), rowsOf(readParquetTable(wasm.bytes)));
     assert.deepEqual(await duckRows(dir, 'native.parquet', native.bytes, true), await duckRows(dir, 'wasm.parquet', wasm.bytes, false));

@@ -11,6 +11,7 @@ import { parseParquetFooter, readParquetFooter, readParquetTable } from '../../.
 import { arrowToIcebergSchema, icebergToArrowSchema } from '../../../iceberg/parquet/arrow-schema.js';
 import { ParquetError } from '../../../iceberg/parquet/errors.js';
 import { fromSingleValue } from '../../../iceberg/metrics.js';
+import { CREATED_BY } from '../../../iceberg/parquet/footer.js';
 
 const schema: Schema = {
   type: 'struct',
@@ -206,4 +207,20 @@ test('rejects batches that do not match the schema, with a code and a fix', asyn
     writeParquet({ type: 'struct', fields: [{ id: 1, name: 'id', required: true, type: 'long' }] }, nulls),
     (e: unknown) => e instanceof ParquetError && e.code === 'TYPE_MISMATCH' && /nulls/.test(e.message),
   );
+});
+
+test('both engines write a created_by that parquet-mr parses, so Spark keeps the binary columns\' statistics', async () => {
+  // parquet-mr's VersionParser.FORMAT: a created_by it cannot parse makes CorruptStatistics drop the min/max of
+  // every BYTE_ARRAY column (PARQUET-251), which Spark then cannot filter row groups with.
+  const parquetMr = /^(.*?)\s+version\s*(?:([^(]*?)\s*(?:\(\s*build\s*([^)]*?)\s*\))?)?$/;
+  const bin: Schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'b', required: false, type: 'binary' }] };
+  const table = new arrow.Table({ b: arrow.vectorFromArray([Buffer.from('x'), null], new arrow.Binary()) });
+  for (const engine of ['native', 'parquet-wasm'] as const) {
+    const res = await writeParquet(bin, table, { engine });
+    assert.equal(res.footer.createdBy, CREATED_BY, engine);
+    const m = parquetMr.exec(res.footer.createdBy ?? '');
+    assert.ok(m, `${engine}: ${String(res.footer.createdBy)} parses`);
+    assert.equal(m[1], 'floe');
+    assert.match(m[2] ?? '', /^\d+\.\d+\.\d+$/, 'a semantic version');
+  }
 });
