@@ -187,3 +187,18 @@ export async function startMotoS3Server(options: { bucket?: string } = {}): Prom
     stop,
   };
 }
+
+/**
+ * The broker flags for a warehouse at s3://<bucket>/wh on `s3` (its first bucket unless `bucket` names
+ * another): endpoint (or `endpoint`, e.g. a fault proxy in front of it), region, path-style access, keys.
+ */
+export function s3WarehouseFlags(s3: S3TestServer, options: { bucket?: string; endpoint?: string } = {}): string[] {
+  return [
+    `--iceberg.warehouse=s3://${options.bucket ?? s3.bucket}/wh`,
+    `--iceberg.s3.endpoint=${options.endpoint ?? s3.endpoint}`,
+    `--iceberg.s3.region=${s3.region}`,
+    '--iceberg.s3.path.style.access=true',
+    `--iceberg.s3.access.key.id=${s3.credentials.accessKeyId}`,
+    `--iceberg.s3.secret.access.key=${s3.credentials.secretAccessKey}`,
+  ];
+}

@@ -27,7 +27,7 @@ import { createFileIO } from '../../../iceberg/io/registry.js';
 import { S3FileIO } from '../../../iceberg/io/s3.js';
 import { startBroker, tempDir, type TestBroker } from '../../helpers/broker.js';
 import { installWarehouseFetch } from '../../helpers/file-fetch.js';
-import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
+import { s3WarehouseFlags, startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
 import { EARLIEST, EARLIEST_LOCAL, LATEST_TIERED, deleteRecords, fetchAllBatches, listOffset, type ServedBatch } from '../../tiering/e2e/wire.js';
 import { KafkajsClient } from '../clients/kafkajs.js';
 import { PythonClient } from '../clients/python.js';
@@ -64,12 +64,7 @@ export async function s3Warehouse(t: TestContext): Promise<Warehouse> {
   return {
     kind: 's3',
     flags: [
-      `--iceberg.warehouse=s3://${s3.bucket}/wh`,
-      `--iceberg.s3.endpoint=${s3.endpoint}`,
-      `--iceberg.s3.region=${s3.region}`,
-      '--iceberg.s3.path.style.access=true',
-      `--iceberg.s3.access.key.id=${s3.credentials.accessKeyId}`,
-      `--iceberg.s3.secret.access.key=${s3.credentials.secretAccessKey}`,
+      ...s3WarehouseFlags(s3),
     ],
     io,
     s3,

@@ -4,7 +4,7 @@
 // readers) is still exercised from offset 0 and from random offsets.
 import { test } from 'node:test';
 import { S3FileIO } from '../../../iceberg/io/s3.js';
-import { startS3Server } from '../../helpers/s3-server.js';
+import { s3WarehouseFlags, startS3Server } from '../../helpers/s3-server.js';
 import { runFidelity } from './fidelity-scenario.js';
 
 test('a tiered topic on an S3 warehouse reads back exactly through every client and as a table', async (t) => {
@@ -14,12 +14,7 @@ test('a tiered topic on an S3 warehouse reads back exactly through every client 
   t.after(() => io.close());
   await runFidelity(t, {
     warehouseFlags: [
-      `--iceberg.warehouse=s3://${s3.bucket}/wh`,
-      `--iceberg.s3.endpoint=${s3.endpoint}`,
-      `--iceberg.s3.region=${s3.region}`,
-      '--iceberg.s3.path.style.access=true',
-      `--iceberg.s3.access.key.id=${s3.credentials.accessKeyId}`,
-      `--iceberg.s3.secret.access.key=${s3.credentials.secretAccessKey}`,
+      ...s3WarehouseFlags(s3),
     ],
     io,
     randomReads: 3,

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { S3FileIO } from '../../../iceberg/io/s3.js';
 import { tempDir } from '../../helpers/broker.js';
 import { crashCycle, restartAndVerify, TOPIC, type Acked, type CrashSetup } from '../../helpers/crash-harness.js';
-import { startS3Server } from '../../helpers/s3-server.js';
+import { s3WarehouseFlags, startS3Server } from '../../helpers/s3-server.js';
 import { readWithDuckDB } from '../e2e/table-readers.js';
 
 /** A fresh bucket on a shared s3rver for one test; `cleanups` stops the S3 client. */
@@ -21,14 +21,7 @@ async function s3Setup(t: TestContext, s3: Awaited<ReturnType<typeof startS3Serv
   const io = new S3FileIO(s3.fileIOOptions());
   cleanups.push(() => io.close());
   return {
-    warehouseFlags: [
-      `--iceberg.warehouse=s3://${bucket}/wh`,
-      `--iceberg.s3.endpoint=${s3.endpoint}`,
-      `--iceberg.s3.region=${s3.region}`,
-      '--iceberg.s3.path.style.access=true',
-      `--iceberg.s3.access.key.id=${s3.credentials.accessKeyId}`,
-      `--iceberg.s3.secret.access.key=${s3.credentials.secretAccessKey}`,
-    ],
+    warehouseFlags: s3WarehouseFlags(s3, { bucket }),
     readRows: (restUrl) => readWithDuckDB(t, restUrl, io, ['kafka'], TOPIC),
   };
 }

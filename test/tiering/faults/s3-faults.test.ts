@@ -19,7 +19,7 @@ import { S3FileIO } from '../../../iceberg/io/s3.js';
 import { spawnBroker, tempDir } from '../../helpers/broker.js';
 import { stop } from '../../helpers/crash-harness.js';
 import { startFaultProxy } from '../../helpers/fault-proxy.js';
-import { startS3Server } from '../../helpers/s3-server.js';
+import { s3WarehouseFlags, startS3Server } from '../../helpers/s3-server.js';
 import { kcatRead, latestProperty, loadTable, waitFor } from '../../helpers/tiered-table.js';
 import { readWithDuckDB } from '../e2e/table-readers.js';
 
@@ -56,12 +56,7 @@ test('tiering through S3 errors, latency and dropped connections: produce and ho
   const logDir = join(root, 'log');
   const broker = await spawnBroker(logDir, [
     '--remote.log.storage.system.enable=true',
-    `--iceberg.warehouse=s3://${s3.bucket}/wh`,
-    `--iceberg.s3.endpoint=${proxy.endpoint}`,
-    `--iceberg.s3.region=${s3.region}`,
-    '--iceberg.s3.path.style.access=true',
-    `--iceberg.s3.access.key.id=${s3.credentials.accessKeyId}`,
-    `--iceberg.s3.secret.access.key=${s3.credentials.secretAccessKey}`,
+    ...s3WarehouseFlags(s3, { endpoint: proxy.endpoint }),
     '--iceberg.rest.port=0',
     '--iceberg.rest.host=127.0.0.1',
     '--log.retention.check.interval.ms=200',
