@@ -338,14 +338,19 @@ export class PartitionLog {
   /**
    * Closes the active segment and starts a new one at the log end offset, unless the active segment is empty.
    * The closed segment is fsynced with its indexes in the background; listeners hear about it afterwards.
-   * Resolves with the closed segment (undefined if there was nothing to close) once it is sealed.
+   * Resolves with the closed segment (undefined if there was nothing to close) once it is sealed, and in
+   * either case only after every segment closed before it (by size, age or a roll nobody awaited, such as
+   * the commit-interval timer's) has been announced: a caller that rolls and then drains tiering sees them all.
    */
   roll(): Promise<ClosedSegment | undefined> {
     return this.serial(async () => {
       this.checkOpen();
       return this.rollNow();
     }).then(async (closed) => {
-      if (closed === undefined) return undefined;
+      if (closed === undefined) {
+        await this.lastSeal;
+        return undefined;
+      }
       await this.sealing.get(closed.segment);
       return describe(closed.segment);
     });

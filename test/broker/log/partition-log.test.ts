@@ -26,6 +26,21 @@ async function readAll(log: PartitionLog, from: number, maxBytes = 1000): Promis
   return out;
 }
 
+test('roll() with nothing to close still waits until a segment closed just before it is announced', async (t) => {
+  // The commit-interval timer (or a size roll in append) may close the active segment just before someone
+  // calls roll() and then drains tiering: roll() finding an empty active segment must not resolve before
+  // the listeners have heard about the segment closed ahead of it, or the drain misses it.
+  const dir = await tempDir(t);
+  const log = await openLog(dir);
+  const closed: ClosedSegment[] = [];
+  log.onSegmentClosed((s) => closed.push(s));
+  await log.append(batchOf('a', 3));
+  const first = log.roll(); // like the timer: nobody awaits it before the second roll
+  assert.equal(await log.roll(), undefined, 'the active segment is empty by then');
+  assert.deepEqual(closed.map((c) => [c.baseOffset, c.lastOffset]), [[0, 2]], 'the first roll\'s segment was announced before roll() resolved');
+  assert.equal((await first)?.lastOffset, 2);
+});
+
 test('append assigns offsets, and reads across many segments return every batch once, in order, intact', async (t) => {
   const dir = await tempDir(t);
   const log = await openLog(dir, { config: { 'segment.bytes': 2048, 'index.interval.bytes': 256 } });
