@@ -133,7 +133,9 @@ export async function startTrino(options: TrinoOptions): Promise<TrinoServer> {
       await rm(dir, { recursive: true, force: true });
     })());
 
-  const headers = { 'X-Trino-User': 'floe-test', 'X-Trino-Time-Zone': 'UTC', 'X-Trino-Source': 'floe-test' };
+  // PARAMETRIC_DATETIME: without it Trino rounds every timestamp it returns to milliseconds (for old clients),
+  // which would hide a wrong microsecond in the table's timestamp(6) columns.
+  const headers = { 'X-Trino-User': 'floe-test', 'X-Trino-Time-Zone': 'UTC', 'X-Trino-Source': 'floe-test', 'X-Trino-Client-Capabilities': 'PARAMETRIC_DATETIME' };
   const query = async (sql: string): Promise<TrinoResult> => {
     let res = await fetch(`${url}/v1/statement`, { method: 'POST', headers, body: sql });
     let columns: TrinoColumn[] | undefined;

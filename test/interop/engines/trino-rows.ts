@@ -5,10 +5,10 @@
  * so `deepEqual` shows exactly which column of which row differs, and a column the table gains or loses
  * fails the comparison too.
  *
- * Trino's JSON protocol encodes varbinary as base64, rows as positional arrays (names come from the column's
- * type signature), timestamp(6) with time zone as `YYYY-MM-DD hh:mm:ss.fff UTC` (the session time zone is UTC;
- * see trinoTimestamp), and bigint as a JSON number: fine for offsets and timestamps, not for snapshot ids, which the
- * queries cast to varchar.
+ * Trino's JSON protocol encodes varbinary as base64, rows as positional arrays (names come from the
+ * column's type signature), timestamp(6) with time zone as `YYYY-MM-DD hh:mm:ss.ffffff UTC` (the session
+ * time zone is UTC, and the client declares PARAMETRIC_DATETIME, see ../../helpers/trino.ts), and bigint as
+ * a JSON number: fine for offsets and timestamps, not for snapshot ids, which the queries cast to varchar.
  */
 import type { TrinoResult } from '../../helpers/trino.js';
 import type { ServedBatch } from '../../tiering/e2e/wire.js';
@@ -42,14 +42,10 @@ export function objects(result: TrinoResult): Record<string, unknown>[] {
 
 const b64 = (b: Buffer | null): string | null => (b === null ? null : b.toString('base64'));
 
-/**
- * Milliseconds since the epoch as Trino 476's JSON protocol renders a `timestamp(6) with time zone` in UTC:
- * `2023-11-14 22:13:20.010 UTC` (it leaves out microsecond digits that are zero: a Kafka timestamp times 1000
- * that came back with any other microseconds would show six digits and differ).
- */
+/** Milliseconds since the epoch as Trino renders a timestamp(6) with time zone in UTC: all six digits. */
 export function trinoTimestamp(ms: number): string {
   const iso = new Date(ms).toISOString(); // 2023-11-14T22:13:20.010Z
-  return `${iso.slice(0, 10)} ${iso.slice(11, 23)} UTC`;
+  return `${iso.slice(0, 10)} ${iso.slice(11, 23)}000 UTC`;
 }
 
 /** One record as the Kafka side says it must appear in the table (a row of `SELECT kafka, value`). */
