@@ -46,7 +46,7 @@ export interface KafkaSide {
 
 const tableConfigs = [
   { name: 'iceberg.enabled', value: 'true' },
-  { name: 'segment.bytes', value: '8192' },
+  { name: 'internal.segment.bytes', value: '8192' },
   { name: 'local.retention.bytes', value: '0' },
   { name: 'local.retention.ms', value: '0' },
   { name: 'iceberg.commit.interval.ms', value: '500' },

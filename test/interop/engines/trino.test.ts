@@ -22,7 +22,7 @@ import { readManifestList } from '../../../iceberg/manifest-list.js';
 import type { TableMetadata } from '../../../iceberg/table-metadata.js';
 import { tempDir } from '../../helpers/broker.js';
 import { installWarehouseFetch } from '../../helpers/file-fetch.js';
-import { startS3Server } from '../../helpers/s3-server.js';
+import { s3WarehouseFlags, startS3Server } from '../../helpers/s3-server.js';
 import { startTrino, type TrinoServer } from '../../helpers/trino.js';
 import { deleteRecords, EARLIEST, EARLIEST_LOCAL, listOffset } from '../../tiering/e2e/wire.js';
 import { kafkaSide, type KafkaSide } from './kafka-side.js';
@@ -187,14 +187,7 @@ test('Trino reads Floe topics as Iceberg tables through the REST catalog, on S3 
   const root = await tempDir('floe-trino-wh-');
   t.after(() => rm(root, { recursive: true, force: true }));
   const token = 'trino-test-token';
-  const onS3 = await kafkaSide(t, [
-      `--iceberg.warehouse=s3://${s3.bucket}/wh`,
-      `--iceberg.s3.endpoint=${s3.endpoint}`,
-      `--iceberg.s3.region=${s3.region}`,
-      '--iceberg.s3.path.style.access=true',
-      `--iceberg.s3.access.key.id=${s3.credentials.accessKeyId}`,
-      `--iceberg.s3.secret.access.key=${s3.credentials.secretAccessKey}`,
-  ], token);
+  const onS3 = await kafkaSide(t, s3WarehouseFlags(s3), token);
   const onLocal = await kafkaSide(t, [`--iceberg.warehouse=${join(root, 'wh')}`]);
   const s3io = new S3FileIO(s3.fileIOOptions());
   t.after(() => s3io.close());
