@@ -6,6 +6,7 @@
 # (test/helpers/trino.ts sets JAVA_HOME and names the same version); the downloads (~540 MB) stay in ~/.m2 for the next install.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+: "${FLOE_PEERS:=$HOME/.cache/floe-peers}"
 version=476
 dest="$FLOE_PEERS/trino-$version"
 key="trino $version"
@@ -13,6 +14,9 @@ if stamp_ok trino "$key" && [[ -x "$dest/bin/launcher" && -d "$dest/plugin/icebe
   say "trino $version up to date"
   exit 0
 fi
+command -v mvn >/dev/null || { say "installing Maven (Debian)"; apt-get update -q && apt-get install -y -q maven; }
+[[ -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java || -n "${FLOE_JAVA25_HOME:-}" ]] || say "note: Trino $version runs on Java 24+; the tests look for /usr/lib/jvm/temurin-25-jdk-amd64 or \$FLOE_JAVA25_HOME"
+mkdir -p "$FLOE_PEERS"
 m2="$HOME/.m2/repository/io/trino"
 fetch() { # fetch ARTIFACT EXTENSION: into ~/.m2 (skipped by Maven when already there)
   say "trino: resolving io.trino:$1:$version:$2 from Maven Central (cached in ~/.m2)"
