@@ -17,7 +17,8 @@ fi
 say "resolving Apache Kafka's client and tools with Maven (cache: ~/.m2) and compiling the Java driver"
 rm -rf "$out"
 mkdir -p "$out/classes"
-mvn -q -B -Dstyle.color=never -f "$dir/pom.xml" dependency:build-classpath -Dmdep.outputFile="$out/classpath"
+# (-q still leaves colour resets on stderr; strip them)
+mvn -q -B -Dstyle.color=never -f "$dir/pom.xml" dependency:build-classpath -Dmdep.outputFile="$out/classpath" 2>&1 | sed "s/\x1b\[[0-9;]*m//g"
 # Fail here, not in a test, if the resolution left a jar out.
 tr ':' '\n' <"$out/classpath" | while read -r jar; do [[ -f "$jar" ]] || { echo "missing $jar" >&2; exit 1; }; done
 javac -Xlint:all -Werror -d "$out/classes" -cp "$(cat "$out/classpath")" $(find "$dir/src" -name '*.java')

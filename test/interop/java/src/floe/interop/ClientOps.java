@@ -28,9 +28,12 @@ final class ClientOps implements AutoCloseable {
   private static final Duration TIMEOUT = Duration.ofSeconds(15);
   private static final Set<String> OPS = Set.of("capabilities", "produce", "consume", "list_offset");
   private final String bootstrap;
+  /** One consumer serves every consume and list_offset call (assign and seek each time): a new one per call costs a metadata round and class warm-up. */
+  private final KafkaConsumer<byte[], byte[]> reader;
 
   ClientOps(String bootstrap) {
     this.bootstrap = bootstrap;
+    this.reader = consumer();
   }
 
   boolean handles(String op) {
@@ -94,7 +97,8 @@ final class ClientOps implements AutoCloseable {
     int count = cmd.get("count").asInt();
     ObjectNode o = Wire.object();
     ArrayNode out = o.putArray("records");
-    try (KafkaConsumer<byte[], byte[]> c = consumer()) {
+    KafkaConsumer<byte[], byte[]> c = reader;
+    try {
       c.assign(List.of(tp));
       c.seek(tp, from);
       long end = c.endOffsets(List.of(tp)).get(tp);
@@ -105,6 +109,8 @@ final class ClientOps implements AutoCloseable {
           if (out.size() < count) out.add(Wire.record(r));
         }
       }
+    } finally {
+      c.unsubscribe();
     }
     return o;
   }
@@ -113,18 +119,18 @@ final class ClientOps implements AutoCloseable {
     TopicPartition tp = new TopicPartition(cmd.get("topic").asText(), cmd.get("partition").asInt());
     JsonNode q = cmd.get("query");
     ObjectNode o = Wire.object();
-    try (KafkaConsumer<byte[], byte[]> c = consumer()) {
-      if (q.isTextual()) {
-        Map<TopicPartition, Long> m = q.asText().equals("earliest") ? c.beginningOffsets(List.of(tp), TIMEOUT) : c.endOffsets(List.of(tp), TIMEOUT);
-        o.put("offset", m.get(tp));
-      } else {
-        OffsetAndTimestamp found = c.offsetsForTimes(Map.of(tp, q.get("timestamp").asLong()), TIMEOUT).get(tp);
-        o.put("offset", found == null ? -1 : found.offset());
-      }
+    if (q.isTextual()) {
+      Map<TopicPartition, Long> m = q.asText().equals("earliest") ? reader.beginningOffsets(List.of(tp), TIMEOUT) : reader.endOffsets(List.of(tp), TIMEOUT);
+      o.put("offset", m.get(tp));
+    } else {
+      OffsetAndTimestamp found = reader.offsetsForTimes(Map.of(tp, q.get("timestamp").asLong()), TIMEOUT).get(tp);
+      o.put("offset", found == null ? -1 : found.offset());
     }
     return o;
   }
 
   @Override
-  public void close() {}
+  public void close() {
+    reader.close();
+  }
 }
