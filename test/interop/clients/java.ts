@@ -1,6 +1,6 @@
 /**
  * Apache Kafka's Java client (kafka-clients 4.x from Maven Central) as an interop client: one long-lived JVM
- * per instance runs test/interop/java/src (compiled by scripts/peers/20-kafka-java.sh) and answers JSON
+ * per instance runs test/interop/java/src (compiled into driver.jar by scripts/peers/20-kafka-java.sh) and answers JSON
  * commands, one per line on stdin, with one JSON line on stdout each; bytes are base64. A JVM start costs
  * about a second, so the process serves every call of a suite.
  *
@@ -18,9 +18,11 @@ const CALL_TIMEOUT_MS = 60_000;
 
 /** The java command line that runs `mainClass` with Kafka's client and tools (and the driver) on the classpath. */
 export function javaCommand(mainClass: string, args: readonly string[]): { cmd: string; args: string[] } {
-  const classpath = `${peerPath('kafka-java', 'classes')}:${readFileSync(peerPath('kafka-java', 'classpath'), 'utf8').trim()}`;
+  // Exactly the classpath the install step archived the classes of (kafka.jsa), or the archive is not used.
+  const classpath = `${peerPath('kafka-java', 'driver.jar')}:${readFileSync(peerPath('kafka-java', 'classpath'), 'utf8').trim()}`;
+  const archive = peerPath('kafka-java', 'kafka.jsa');
   // Short-lived tools and tests: tiered JIT at C1 and the serial collector start fastest on two shared cores.
-  return { cmd: 'java', args: ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xshare:auto', '-cp', classpath, mainClass, ...args] };
+  return { cmd: 'java', args: ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', `-XX:SharedArchiveFile=${archive}`, '-Xlog:cds=off', '-cp', classpath, mainClass, ...args] };
 }
 
 /** A driver answer that reports a failure: the Java exception's class and message. */
