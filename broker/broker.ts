@@ -22,6 +22,7 @@ import { DeleteTopicsHandler } from './handlers/delete-topics.js';
 import { DescribeClusterHandler } from './handlers/describe-cluster.js';
 import { DescribeConfigsHandler } from './handlers/describe-configs.js';
 import { DescribeLogDirsHandler } from './handlers/describe-log-dirs.js';
+import { DescribeTopicPartitionsHandler } from './handlers/describe-topic-partitions.js';
 import { localLogDir } from './log/log-dir.js';
 import { MetadataHandler } from './handlers/metadata.js';
 import { DeleteRecordsHandler } from './handlers/delete-records.js';
@@ -163,6 +164,7 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
   const child = (name: string) => s.log.child({ logger: name });
   return [
     new MetadataHandler(s.topics, s.identity, child('metadata')),
+    new DescribeTopicPartitionsHandler(s.topics, s.identity),
     new CreateTopicsHandler(s.topics, s.identity, child('create-topics')),
     new DeleteTopicsHandler(s.topics, child('delete-topics')),
     new CreatePartitionsHandler(s.topics, s.identity, child('create-partitions')),

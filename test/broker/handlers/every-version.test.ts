@@ -117,6 +117,7 @@ const REQUESTS: Record<number, (c: Context) => Body> = {
   44: () => ({ resources: [{ resourceType: 2, resourceName: TOPIC, configs: [{ name: 'retention.ms', configOperation: 0, value: '7200000' }] }], validateOnly: true }),
   47: () => ({ groupId: GROUP, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0 }] }] }),
   60: () => ({ includeClusterAuthorizedOperations: false, endpointType: 1 }),
+  75: () => ({ topics: [{ name: TOPIC }], responsePartitionLimit: 2000, cursor: null }),
 };
 
 test('every advertised API answers a current client at every advertised version, with no UNKNOWN_SERVER_ERROR', async (t) => {
