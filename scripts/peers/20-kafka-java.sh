@@ -10,6 +10,9 @@ source "$(dirname "$0")/lib.sh"
 export FLOE_PEERS="${FLOE_PEERS:-$HOME/.cache/floe-peers}"
 dir="$(cd "$(dirname "$0")/../../test/interop/java" && pwd)"
 out="$FLOE_PEERS/kafka-java"
+for tool in mvn javac jar java; do
+  command -v "$tool" >/dev/null || { echo "[peers] $tool is not installed: install a JDK 17+ and Maven (Debian: apt-get install openjdk-17-jdk-headless maven)" >&2; exit 1; }
+done
 inputs="$(cd "$dir" && find pom.xml src -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
 key="$(javac -version 2>&1) $inputs"
 if stamp_ok kafka-java "$key" && [[ -s "$out/classpath" && -f "$out/driver.jar" && -f "$out/kafka.jsa" ]]; then
