@@ -212,3 +212,27 @@ test("Apache Kafka's command-line tools work against Floe as the README document
     });
   }
 });
+
+test("Apache Kafka's command-line tools report what Floe refuses, with Kafka's errors, and change nothing", async (t) => {
+  const broker = await startBroker();
+  t.after(() => broker.stop());
+  const cwd = await tempDir('floe-kafka-cli-');
+  t.after(() => rm(cwd, { recursive: true, force: true }));
+  await broker.broker.services.topics.createTopic('orders', 2, -1, { 'retention.ms': '86400000' });
+  const run = (line: string) => runKafkaScript(line, { bootstrap: broker.bootstrap, cwd });
+  const output = (r: ToolRun) => `${r.stdout}\n${r.stderr}`;
+
+  const exists = await run(`kafka-topics.sh ${BS} --create --topic orders --partitions 2`);
+  assert.equal(exists.code, 1);
+  assert.match(output(exists), /Topic 'orders' already exists\./);
+
+  const fewer = await run(`kafka-topics.sh ${BS} --alter --topic orders --partitions 1`);
+  assert.equal(fewer.code, 1);
+  assert.match(output(fewer), /Error while executing topic command/);
+  assert.equal(broker.broker.services.metadata.getTopic('orders')?.partitions, 2);
+
+  const bad = await run(`kafka-configs.sh ${BS} --entity-type topics --entity-name orders --alter --add-config retention.ms=soon`);
+  assert.equal(bad.code, 1);
+  assert.match(output(bad), /InvalidConfigurationException/);
+  assert.deepEqual(broker.broker.services.metadata.getTopic('orders')?.configs, { 'retention.ms': '86400000' });
+});
