@@ -76,9 +76,9 @@ test("Apache Kafka's AdminClient manages Floe", async (t) => {
     const entries = Object.fromEntries((seen.resources[0]?.configEntries ?? []).map((e) => [e.configName, e.configValue]));
     assert.equal(entries['retention.ms'], '7200000');
     assert.equal(entries['segment.bytes'], (await describe())['segment.bytes']?.value, 'segment.bytes back at its default');
-    // No topic override left. (Floe reports a broker-backed default as STATIC_BROKER_CONFIG even when the broker's
-    // setting was not given; Kafka says DEFAULT_CONFIG then. Either way it is not the topic's own.)
-    assert.ok(['DEFAULT_CONFIG', 'STATIC_BROKER_CONFIG'].includes((await describe())['segment.bytes']?.source ?? ''));
+    assert.deepEqual((await describe())['segment.bytes'], { value: '1073741824', source: 'DEFAULT_CONFIG', isDefault: true, readOnly: false, sensitive: false });
+    // As in Kafka, only the topic's own setting differs from the defaults of a broker started without settings.
+    assert.deepEqual(Object.entries(await describe()).filter(([, e]) => !e.isDefault).map(([n, e]) => [n, e.value, e.source]), [['retention.ms', '7200000', 'DYNAMIC_TOPIC_CONFIG']]);
     await rejectsWith(java.call('alter_configs', { topic: TOPIC, ops: [{ op: 'set', name: 'retention.ms', value: 'soon' }] }), 'InvalidConfigurationException');
     await rejectsWith(java.call('alter_configs', { topic: TOPIC, ops: [{ op: 'append', name: 'retention.ms', value: '1' }] }), 'InvalidConfigurationException');
     assert.equal(metadata.getTopic(TOPIC)?.configs['retention.ms'], '7200000', 'a refused change changes nothing');
