@@ -21,6 +21,9 @@ import { CreateTopicsHandler } from './handlers/create-topics.js';
 import { DeleteTopicsHandler } from './handlers/delete-topics.js';
 import { DescribeClusterHandler } from './handlers/describe-cluster.js';
 import { DescribeConfigsHandler } from './handlers/describe-configs.js';
+import { DescribeLogDirsHandler } from './handlers/describe-log-dirs.js';
+import { DescribeTopicPartitionsHandler } from './handlers/describe-topic-partitions.js';
+import { localLogDir } from './log/log-dir.js';
 import { MetadataHandler } from './handlers/metadata.js';
 import { DeleteRecordsHandler } from './handlers/delete-records.js';
 import { FetchHandler } from './handlers/fetch.js';
@@ -161,6 +164,7 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
   const child = (name: string) => s.log.child({ logger: name });
   return [
     new MetadataHandler(s.topics, s.identity, child('metadata')),
+    new DescribeTopicPartitionsHandler(s.topics, s.identity),
     new CreateTopicsHandler(s.topics, s.identity, child('create-topics')),
     new DeleteTopicsHandler(s.topics, child('delete-topics')),
     new CreatePartitionsHandler(s.topics, s.identity, child('create-partitions')),
@@ -168,6 +172,7 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new AlterConfigsHandler(s.topics, child('alter-configs')),
     new IncrementalAlterConfigsHandler(s.topics, child('incremental-alter-configs')),
     new DescribeClusterHandler(s.identity),
+    new DescribeLogDirsHandler(s.topics, localLogDir(s.config['log.dirs']), child('describe-log-dirs')),
     new ProduceHandler(s.topics, s.appender, s.config, child('produce')),
     new FetchHandler(s.topics, s.fetchWaiters, child('fetch'), Date.now, s.tiering),
     new ListOffsetsHandler(s.topics, child('list-offsets'), s.tiering),

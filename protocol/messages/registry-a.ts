@@ -7,6 +7,8 @@ import { DELETE_RECORDS } from './delete-records.js';
 import { DELETE_TOPICS } from './delete-topics.js';
 import { DESCRIBE_CLUSTER } from './describe-cluster.js';
 import { DESCRIBE_CONFIGS } from './describe-configs.js';
+import { DESCRIBE_LOG_DIRS } from './describe-log-dirs.js';
+import { DESCRIBE_TOPIC_PARTITIONS } from './describe-topic-partitions.js';
 import { FETCH } from './fetch.js';
 import { INCREMENTAL_ALTER_CONFIGS } from './incremental-alter-configs.js';
 import { INIT_PRODUCER_ID } from './init-producer-id.js';
@@ -32,4 +34,6 @@ export const API_SPECS_A: readonly ApiSpec[] = [
   CREATE_PARTITIONS,
   INCREMENTAL_ALTER_CONFIGS,
   DESCRIBE_CLUSTER,
+  DESCRIBE_LOG_DIRS,
+  DESCRIBE_TOPIC_PARTITIONS,
 ];

@@ -111,11 +111,13 @@ const REQUESTS: Record<number, (c: Context) => Body> = {
   23: () => ({ replicaId: -1, topics: [{ topic: TOPIC, partitions: [{ partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 }] }] }),
   32: () => ({ resources: [{ resourceType: 2, resourceName: TOPIC, configurationKeys: null }], includeSynonyms: true, includeDocumentation: true }),
   33: () => ({ resources: [{ resourceType: 2, resourceName: TOPIC, configs: [{ name: 'retention.ms', value: '7200000' }] }], validateOnly: true }),
+  35: () => ({ topics: [{ topic: TOPIC, partitions: [0] }] }),
   37: () => ({ topics: [{ name: TOPIC, count: 3, assignments: null }], timeoutMs: 5000, validateOnly: true }),
   42: () => ({ groupsNames: [`${GROUP}-absent`] }),
   44: () => ({ resources: [{ resourceType: 2, resourceName: TOPIC, configs: [{ name: 'retention.ms', configOperation: 0, value: '7200000' }] }], validateOnly: true }),
   47: () => ({ groupId: GROUP, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0 }] }] }),
   60: () => ({ includeClusterAuthorizedOperations: false, endpointType: 1 }),
+  75: () => ({ topics: [{ name: TOPIC }], responsePartitionLimit: 2000, cursor: null }),
 };
 
 test('every advertised API answers a current client at every advertised version, with no UNKNOWN_SERVER_ERROR', async (t) => {

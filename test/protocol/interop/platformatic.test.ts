@@ -214,6 +214,14 @@ const REQUESTS: Readonly<Record<string, RequestSample>> = {
     expect: () => ({ timeoutMs: 5000, topics: [{ name: 'orders', partitions: [{ partitionIndex: 0, offset: 99n }] }] }),
   },
   deleteGroups: { args: () => [['group-a', 'group-b']], expect: () => ({ groupsNames: ['group-a', 'group-b'] }) },
+  describeLogDirs: {
+    args: () => [[{ name: 'orders', partitions: [0, 2] }]],
+    expect: () => ({ topics: [{ topic: 'orders', partitions: [0, 2] }] }),
+  },
+  describeTopicPartitions: {
+    args: () => [[{ name: 'orders' }, { name: 'payments' }], 100, { topicName: 'orders', partitionIndex: 3 }],
+    expect: () => ({ topics: [{ name: 'orders' }, { name: 'payments' }], responsePartitionLimit: 100, cursor: { topicName: 'orders', partitionIndex: 3 } }),
+  },
   describeGroups: { args: () => [['group-a'], true], expect: () => ({ groups: ['group-a'], includeAuthorizedOperations: true }) },
   listGroups: { args: () => [['Stable'], ['consumer']], expect: (v) => ({ statesFilter: ['Stable'], ...(v >= 5 ? { typesFilter: ['consumer'] } : {}) }) },
   offsetDelete: {
@@ -424,6 +432,25 @@ const RESPONSES: Readonly<Record<string, ResponseSample>> = {
   createPartitions: { body: () => ({ throttleTimeMs: 7, results: [{ name: 'orders', errorCode: 0, errorMessage: null }] }) },
   deleteRecords: { body: () => ({ throttleTimeMs: 7, topics: [{ name: 'orders', partitions: [{ partitionIndex: 0, lowWatermark: 99n, errorCode: 0 }] }] }) },
   deleteGroups: { body: () => ({ throttleTimeMs: 7, results: [{ groupId: 'group-a', errorCode: 0 }] }) },
+  describeLogDirs: {
+    body: () => ({
+      throttleTimeMs: 7,
+      errorCode: 0,
+      results: [{ errorCode: 0, logDir: '/var/lib/floe/log', topics: [{ name: 'orders', partitions: [{ partitionIndex: 1, partitionSize: 4096n, offsetLag: 0n, isFutureKey: false }] }], totalBytes: 1n << 40n, usableBytes: 1n << 39n }],
+    }),
+  },
+  describeTopicPartitions: {
+    body: () => ({
+      throttleTimeMs: 7,
+      topics: [{
+        errorCode: 0, name: 'orders', topicId: TOPIC_ID_BYTES, isInternal: false, topicAuthorizedOperations: 3576,
+        partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 1, leaderEpoch: 0, replicaNodes: [1], isrNodes: [1], eligibleLeaderReplicas: [], lastKnownElr: [], offlineReplicas: [] }],
+      }],
+      nextCursor: { topicName: 'orders', partitionIndex: 1 },
+    }),
+    // platformatic does not read the cursor struct's own (empty) tagged-field section.
+    extraUnread: () => 1,
+  },
   listGroups: { body: () => ({ throttleTimeMs: 7, errorCode: 0, groups: [{ groupId: 'group-a', protocolType: 'consumer', groupState: 'Stable', groupType: 'classic' }] }) },
   describeGroups: {
     body: () => ({

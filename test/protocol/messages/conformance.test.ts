@@ -362,7 +362,7 @@ test('registry A declares the produce/fetch/metadata/admin APIs over their full 
     [0, 'Produce'], [1, 'Fetch'], [2, 'ListOffsets'], [3, 'Metadata'], [18, 'ApiVersions'],
     [19, 'CreateTopics'], [20, 'DeleteTopics'], [21, 'DeleteRecords'], [22, 'InitProducerId'],
     [23, 'OffsetForLeaderEpoch'], [32, 'DescribeConfigs'], [33, 'AlterConfigs'], [37, 'CreatePartitions'],
-    [44, 'IncrementalAlterConfigs'], [60, 'DescribeCluster'],
+    [35, 'DescribeLogDirs'], [44, 'IncrementalAlterConfigs'], [60, 'DescribeCluster'], [75, 'DescribeTopicPartitions'],
   ]);
   const declared = new Map(API_SPECS_A.map((s) => [s.apiKey, s] as const));
   assert.equal(declared.size, API_SPECS_A.length, 'an API key is declared twice in registry A');

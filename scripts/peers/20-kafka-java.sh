@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Apache Kafka's Java client and command-line tools (kafka-clients and kafka-tools from Maven Central, at the
+# version test/interop/java/pom.xml names) for the interop tests: Maven resolves them into ~/.m2 and writes
+# the classpath to $FLOE_PEERS/kafka-java/classpath; javac compiles the test driver (test/interop/java/src)
+# into $FLOE_PEERS/kafka-java/driver.jar; a class-data-sharing archive of Kafka's classes
+# ($FLOE_PEERS/kafka-java/kafka.jsa) makes every later JVM start faster. No jar or class file enters the
+# repository.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+export FLOE_PEERS="${FLOE_PEERS:-$HOME/.cache/floe-peers}"
+dir="$(cd "$(dirname "$0")/../../test/interop/java" && pwd)"
+out="$FLOE_PEERS/kafka-java"
+for tool in mvn javac jar java; do
+  command -v "$tool" >/dev/null || { echo "[peers] $tool is not installed: install a JDK 17+ and Maven (Debian: apt-get install openjdk-17-jdk-headless maven)" >&2; exit 1; }
+done
+inputs="$(cd "$dir" && find pom.xml src -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
+key="$(javac -version 2>&1) $inputs"
+if stamp_ok kafka-java "$key" && [[ -s "$out/classpath" && -f "$out/driver.jar" && -f "$out/kafka.jsa" ]]; then
+  say "kafka-java up to date"
+  exit 0
+fi
+say "resolving Apache Kafka's client and tools with Maven (cache: ~/.m2) and compiling the Java driver"
+rm -rf "$out"
+mkdir -p "$out/classes"
+# (-q still leaves colour resets on stderr; strip them)
+mvn -q -B -Dstyle.color=never -f "$dir/pom.xml" dependency:build-classpath -Dmdep.outputFile="$out/classpath" 2>&1 | sed "s/\x1b\[[0-9;]*m//g"
+# Fail here, not in a test, if the resolution left a jar out.
+tr ':' '\n' <"$out/classpath" | while read -r jar; do [[ -f "$jar" ]] || { echo "missing $jar" >&2; exit 1; }; done
+javac -Xlint:all -Werror -d "$out/classes" -cp "$(cat "$out/classpath")" $(find "$dir/src" -name '*.java')
+jar cf "$out/driver.jar" -C "$out/classes" .
+rm -rf "$out/classes"
+# The archive is valid only for this exact classpath (test/interop/clients/java.ts builds the same one).
+kafka_jars="$(tr ':' '\n' <"$out/classpath" | grep '/org/apache/kafka/' | tr '\n' ' ')"
+java -XX:ArchiveClassesAtExit="$out/kafka.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off -cp "$out/driver.jar:$(cat "$out/classpath")" floe.interop.ClassWarmup $kafka_jars >/dev/null
+stamp_set kafka-java "$key"
+version="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$dir/pom.xml")"
+say "kafka-java ready: kafka-clients and kafka-tools $version, driver in $out/driver.jar"
