@@ -61,9 +61,9 @@ export class DescribeConfigsHandler implements ApiHandler {
           name: e.name,
           value: e.value,
           readOnly: e.readOnly,
-          // isDefault exists only in v0; v1+ carry configSource instead.
-          ...(ctx.apiVersion === 0 ? { isDefault: e.source === ConfigSource.DEFAULT_CONFIG } : {}),
-          configSource: ctx.apiVersion === 0 ? -1 : e.source,
+          // isDefault is v0's, configSource v1+'s: the encoder leaves out what the request's version lacks.
+          isDefault: e.source === ConfigSource.DEFAULT_CONFIG,
+          configSource: e.source,
           isSensitive: e.sensitive,
           synonyms: includeSynonyms ? e.synonyms : [],
           configType: e.type,

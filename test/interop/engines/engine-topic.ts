@@ -25,6 +25,7 @@ import type { FileIO } from '../../../iceberg/io/file-io.js';
 import { parseJson } from '../../../iceberg/json.js';
 import { createFileIO } from '../../../iceberg/io/registry.js';
 import { S3FileIO } from '../../../iceberg/io/s3.js';
+import type { RowBatchFields } from '../../../tiering/convert/columns.js';
 import { startBroker, tempDir, type TestBroker } from '../../helpers/broker.js';
 import { installWarehouseFetch } from '../../helpers/file-fetch.js';
 import { s3WarehouseFlags, startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
@@ -82,18 +83,8 @@ export interface KafkaRow {
   readonly key: Buffer | null;
   readonly value: Buffer | null;
   readonly headers: readonly Header[];
-  readonly batch: {
-    readonly baseOffset: number;
-    readonly lastOffsetDelta: number;
-    readonly partitionLeaderEpoch: number;
-    readonly attributes: number;
-    readonly baseTimestamp: number;
-    readonly maxTimestamp: number;
-    readonly producerId: number;
-    readonly producerEpoch: number;
-    readonly baseSequence: number;
-    readonly recordsCount: number;
-  };
+  /** The `kafka.batch` struct, the same fields the converter writes on each row. */
+  readonly batch: RowBatchFields;
   /** The record's attributes byte when non-zero, else null. */
   readonly recordAttributes: number | null;
 }
