@@ -4,7 +4,7 @@ import { SETTINGS } from '../config/settings.js';
 import type { BrokerConfig } from '../config/settings.js';
 import { ConfigSource, ConfigType, brokerDefaultIsSet, configTypeOf, defaultValue, effectiveConfigs, topicConfigDef } from '../topics/topic-configs.js';
 import type { TopicManager } from '../topics/topic-manager.js';
-import type { ApiHandler, Body, HandlerContext } from './handler.js';
+import type { ApiHandler, Body } from './handler.js';
 import type { BrokerIdentity } from './common.js';
 
 export const RESOURCE_TOPIC = 2;
@@ -44,7 +44,7 @@ export class DescribeConfigsHandler implements ApiHandler {
     private readonly identity: BrokerIdentity,
   ) {}
 
-  handle(body: Body, ctx: HandlerContext): Body {
+  handle(body: Body): Body {
     const includeSynonyms = body.includeSynonyms === true;
     const includeDocs = body.includeDocumentation === true;
     const results = (body.resources as Resource[]).map((r) => {
