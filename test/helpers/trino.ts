@@ -136,7 +136,20 @@ export async function startTrino(options: TrinoOptions): Promise<TrinoServer> {
   // PARAMETRIC_DATETIME: without it Trino rounds every timestamp it returns to milliseconds (for old clients),
   // which would hide a wrong microsecond in the table's timestamp(6) columns.
   const headers = { 'X-Trino-User': 'floe-test', 'X-Trino-Time-Zone': 'UTC', 'X-Trino-Source': 'floe-test', 'X-Trino-Client-Capabilities': 'PARAMETRIC_DATETIME' };
+  // The coordinator can say it has started a moment before it has announced itself as a node that runs work;
+  // a query in that window fails with NO_NODES_AVAILABLE before doing anything, so it is safe to send again.
   const query = async (sql: string): Promise<TrinoResult> => {
+    const until = Date.now() + 60_000;
+    for (;;) {
+      try {
+        return await queryOnce(sql);
+      } catch (err) {
+        if (!(err instanceof Error) || !err.message.includes('NO_NODES_AVAILABLE') || Date.now() > until) throw err;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  };
+  const queryOnce = async (sql: string): Promise<TrinoResult> => {
     let res = await fetch(`${url}/v1/statement`, { method: 'POST', headers, body: sql });
     let columns: TrinoColumn[] | undefined;
     const rows: unknown[][] = [];
@@ -158,7 +171,10 @@ export async function startTrino(options: TrinoOptions): Promise<TrinoServer> {
     for (;;) {
       if (!alive) throw new Error(`Trino exited before it started (${JSON.stringify(await exited)}):\n${await logTail()}`);
       const info = await fetch(`${url}/v1/info`).then((r) => (r.ok ? (r.json() as Promise<{ starting?: boolean }>) : undefined), () => undefined);
-      if (info?.starting === false) break;
+      if (info?.starting === false) {
+        await query('SELECT count(*) FROM system.runtime.nodes');
+        break;
+      }
       if (Date.now() > deadline) throw new Error(`Trino did not start within ${options.startTimeoutMs ?? 240_000} ms:\n${await logTail()}`);
       await new Promise((r) => setTimeout(r, 500));
     }
