@@ -217,6 +217,7 @@ export class IcebergTopic {
       await this.io.put(loc, serializeManifest(m));
       update.set(COMMITTED_OFFSET_PREFIX + p, String(m.committedOffset)).set(SEGMENTS_PREFIX + p, loc);
     }
+    this.carryHistory(update, next.keys());
     update.validate((base) => {
       for (const [p, before] of expected) {
         const now = committedOffsetIn(base, p);
@@ -338,6 +339,7 @@ export class IcebergTopic {
     const loc = manifestLocation(this.table.location, p);
     await this.io.put(loc, serializeManifest(next));
     update.set(COMMITTED_OFFSET_PREFIX + p, String(next.committedOffset)).set(SEGMENTS_PREFIX + p, loc);
+    this.carryHistory(update, [p]);
     update.validate((base) => {
       if (latestSummaryProperty(base, SEGMENTS_PREFIX + p) !== before) {
         throw new TieringError('HISTORY_CHANGED', `${this.topic}-${p}: the table's history of this partition changed since it was loaded; the table was reloaded, retry the operation`);
@@ -350,6 +352,23 @@ export class IcebergTopic {
       throw err;
     }
     this.manifests.set(p, next);
+  }
+
+  /**
+   * Names every other partition's committed history in this commit's summary too, so the newest Floe snapshot
+   * alone says where each partition's history is: snapshot expiry may then drop every older snapshot without
+   * losing a partition that has not changed for a while (its history would otherwise be named only by the
+   * old snapshot that last changed it).
+   */
+  private carryHistory(update: SnapshotUpdate, changed: Iterable<number>): void {
+    const skip = new Set(changed);
+    for (const p of this.manifests.keys()) {
+      if (skip.has(p)) continue;
+      const loc = latestSummaryProperty(this.table.metadata, SEGMENTS_PREFIX + p);
+      const offset = latestSummaryProperty(this.table.metadata, COMMITTED_OFFSET_PREFIX + p);
+      if (loc !== undefined) update.set(SEGMENTS_PREFIX + p, loc);
+      if (offset !== undefined) update.set(COMMITTED_OFFSET_PREFIX + p, offset);
+    }
   }
 
   /**
