@@ -84,7 +84,12 @@ export class Table {
     return new SnapshotUpdate({ io: this.io, now: this.now });
   }
 
-  /** Add delete files (and optionally data files) in one snapshot. */
+  /** Replace data files by others holding the same rows (compaction): a 'replace' snapshot. */
+  newRewrite(): SnapshotUpdate {
+    return new SnapshotUpdate({ io: this.io, now: this.now }).asRewrite();
+  }
+
+    /** Add delete files (and optionally data files) in one snapshot. */
   newRowDelta(): SnapshotUpdate {
     return new SnapshotUpdate({ io: this.io, now: this.now });
   }

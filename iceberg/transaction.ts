@@ -155,12 +155,31 @@ export class SnapshotUpdate {
     return this;
   }
 
+  private rewrite = false;
+
+  /**
+   * Marks this update as a rewrite: data files replaced by others holding the same rows (compaction), which
+   * the spec calls a 'replace' snapshot (readers and incremental scans may skip it: no data changed). It
+   * must remove data files and add data files, and add no delete files; `prepare` still refuses files that
+   * are not live in its base, so a rewrite whose inputs a concurrent commit removed fails.
+   */
+  asRewrite(): this {
+    this.rewrite = true;
+    this.validations.push(() => {
+      if (this.added.length === 0 || this.removed.size === 0 || this.addedDeletes.length > 0) {
+        throw new IcebergError('INVALID_UPDATE', 'A rewrite replaces data files with data files: add and delete at least one data file each, and add no delete files');
+      }
+    });
+    return this;
+  }
+
   get isEmpty(): boolean {
     return this.added.length === 0 && this.addedDeletes.length === 0 && this.removed.size === 0;
   }
 
   /** The operation the spec names for these changes. */
   operation(): Operation {
+    if (this.rewrite) return 'replace';
     const addsData = this.added.length > 0;
     const removes = this.removed.size > 0;
     const addsDeletes = this.addedDeletes.length > 0;

@@ -54,6 +54,8 @@ export interface ConvertOptions {
   readonly compression?: ParquetCompression;
   /** Check every batch's CRC while reading the segment (default true). */
   readonly verifyCrc?: boolean;
+  /** Tag added to every file name after its offsets (compaction's outputs; see ../offset-index/location.ts). */
+  readonly nameTag?: string;
 }
 
 export interface ConvertedFile {
@@ -366,6 +368,7 @@ export async function* convertSegment(segment: Buffer | SegmentSource, options: 
       compression: options.compression ?? 'zstd',
       verifyCrc,
       base: win.start,
+      ...(options.nameTag !== undefined ? { nameTag: options.nameTag } : {}),
     });
   }
 }
@@ -378,6 +381,7 @@ interface FileOptions {
   readonly verifyCrc: boolean;
   /** Segment byte of segment[0] (the window's start), for error messages. */
   readonly base: number;
+  readonly nameTag?: string;
 }
 
 async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBytes: number, o: FileOptions): Promise<ConvertedFile> {
@@ -492,7 +496,7 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
   let parquet: ParquetWriteResult | null = null;
   let dataPath: string | null = null;
   if (dataRows) {
-    dataPath = dataFilePath(o.partition, baseOffset, lastOffset);
+    dataPath = dataFilePath(o.partition, baseOffset, lastOffset, o.nameTag);
     const kv = new Map([
       ['floe.kafka.partition', String(o.partition)],
       ['floe.kafka.base-offset', baseOffset.toString()],
@@ -545,5 +549,5 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
     rowGroups,
     batches,
   };
-  return { dataPath, indexPath: indexPath(o.partition, baseOffset, lastOffset), parquet, index, indexBytes: encodeSegmentIndex(index), logBytes };
+  return { dataPath, indexPath: indexPath(o.partition, baseOffset, lastOffset, o.nameTag), parquet, index, indexBytes: encodeSegmentIndex(index), logBytes };
 }

@@ -95,6 +95,21 @@ export interface TopicTieringConfig {
   readonly retentionMs: number;
   /** `retention.bytes`: total bytes per partition (remote included); Infinity for no limit. */
   readonly retentionBytes: number;
+  /** Background compaction of the table's small files; absent: off. */
+  readonly compaction?: TopicCompactionConfig;
+}
+
+/** `iceberg.compaction.*`: merging a partition's small data files (see compaction-plan.ts). */
+export interface TopicCompactionConfig {
+  /** `iceberg.compaction.enabled`. */
+  readonly enabled: boolean;
+  /** `iceberg.compaction.min-input-files`: small files in a run of segments that trigger a compaction. */
+  readonly minInputFiles: number;
+  /**
+   * `iceberg.compaction.target-file-size-bytes`: the size merged files aim at; undefined (config -1) uses
+   * the table property `write.target-file-size-bytes` (Iceberg's default 512 MiB when unset).
+   */
+  readonly targetFileSizeBytes?: number | undefined;
 }
 
 /** What the broker holds. Implementations: `IcebergTieringPlugin`. */
@@ -136,6 +151,12 @@ export interface TieringPlugin {
   enforceRetention(topic: string, now: number): Promise<number>;
   /** Resolves when every segment queued so far is committed (or has failed for good). */
   drain(): Promise<void>;
+  /**
+   * Whether a Kafka fetch (or compaction) is reading the object at `location` now. Snapshot expiry asks it
+   * before deleting a file no retained snapshot references: a fetch that started on an older history may
+   * still be reading it.
+   */
+  filesInUse(location: string): boolean;
   close(): Promise<void>;
 }
 

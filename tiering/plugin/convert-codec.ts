@@ -96,7 +96,13 @@ export class ConvertCodec implements SegmentCodec {
   private async convertSource(source: SegmentSource, input: ConvertSegmentInput, window: { buf: Buffer | null }): Promise<ConvertedSegment> {
     const dataFiles: DataFile[] = [];
     const indexFiles: string[] = [];
-    for await (const file of convertSegment(source, { ...this.options.convert, partition: input.partition }, window)) {
+    const options: ConvertOptions = {
+      ...this.options.convert,
+      partition: input.partition,
+      ...(input.targetFileBytes !== undefined ? { targetFileBytes: input.targetFileBytes } : {}),
+      ...(input.nameTag !== undefined ? { nameTag: input.nameTag } : {}),
+    };
+    for await (const file of convertSegment(source, options, window)) {
       if (file.dataPath !== null && file.parquet !== null) {
         const location = resolveLocation(input.tableLocation, file.dataPath);
         const bytes = file.parquet.bytes;
@@ -141,8 +147,9 @@ export class ConvertCodec implements SegmentCodec {
         fetchOffset: BigInt(input.fetchOffset),
         maxBytes: input.maxBytes,
         footers: this.footers,
-        ...(this.batches.maxBytes > 0 ? { batches: this.batches } : {}),
-        compression: this.options.compression ?? 'none',
+        // The batch cache holds batches rebuilt the codec's way; another compression is rebuilt afresh.
+        ...(this.batches.maxBytes > 0 && input.compression === undefined ? { batches: this.batches } : {}),
+        compression: input.compression ?? this.options.compression ?? 'none',
       });
       if (r.records.length === 0) continue;
       // KIP-74: only the first partition of a response may exceed its limit, by its first batch.

@@ -13,12 +13,20 @@
  *   after-commit    the commit landed; local segments are not deleted yet (the local hand-off comes later,
  *                   on the retention schedule, so this is also "after commit, before local delete")
  *
+ * Compaction (iceberg-topic.ts compact) has its own two, around its rewrite commit:
+ *
+ *   before-compaction-commit   the merged segment's files are stored, the commit (manifest, then table) has
+ *                              not started
+ *   after-compaction-commit    the rewrite commit landed; the in-memory history is the new one
+ *
+ * ('mid-commit' is reached inside compaction's commits too, counted with the tiering commits.)
+ *
  * Unset (production), `crashPoint` is a no-op.
  */
 import { writeSync } from 'node:fs';
 import type { FileIO } from '../../iceberg/io/file-io.js';
 
-export type CrashPoint = 'mid-upload' | 'before-commit' | 'mid-commit' | 'after-commit';
+export type CrashPoint = 'mid-upload' | 'before-commit' | 'mid-commit' | 'after-commit' | 'before-compaction-commit' | 'after-compaction-commit';
 
 export const CRASH_MARKER = 'FLOE_TIERING_CRASH';
 

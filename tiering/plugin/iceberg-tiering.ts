@@ -7,6 +7,11 @@
  *   await plugin.configureTopic('orders', { enabled: true, namespace: ['kafka'], commitIntervalMs: 60_000, ... });
  *   plugin.segmentClosed(segment);                         // from the partition log's roll
  *   const { records } = await plugin.read({ topic: 'orders', partition: 0 }, 0, 1 << 20, true);
+ *
+ * Compaction runs in the background (compaction-scheduler.ts): after each landed commit of a topic with
+ * `compaction.enabled`, its partitions are planned and merged one at a time per plugin, while tiering is
+ * idle and at `compaction.bytesPerSecond`. `filesInUse(location)` tells snapshot expiry which files a fetch
+ * is still reading (file-leases.ts).
  */
 import type { Catalog } from '../../iceberg/catalog/catalog.js';
 import type { FileIO } from '../../iceberg/io/file-io.js';
@@ -21,7 +26,9 @@ import {
   type TopicPartitionId,
   type TopicTieringConfig,
 } from './api.js';
-import { IcebergTopic } from './iceberg-topic.js';
+import { CompactionScheduler } from './compaction-scheduler.js';
+import { FileLeases } from './file-leases.js';
+import { IcebergTopic, type CompactionOutcome } from './iceberg-topic.js';
 import { segmentFor, toMetadata } from './partition-manifest.js';
 import { TieringScheduler } from './scheduler.js';
 import type { SegmentCodec } from './segment-codec.js';
@@ -39,7 +46,24 @@ export interface IcebergTieringOptions {
   readonly now?: () => number;
   readonly retryBaseMs?: number;
   readonly retryMaxMs?: number;
+  /** Background compaction, for every topic whose config enables it. */
+  readonly compaction?: PluginCompactionOptions;
+  /** Informational lines (a compaction done, a table compaction leaves alone). */
+  readonly onInfo?: (message: string, context: Record<string, unknown>) => void;
 }
+
+export interface PluginCompactionOptions {
+  /** Bytes compaction reads per second at most, across the broker (`iceberg.compaction.max.bytes.per.second`). Default 32 MiB/s. */
+  readonly bytesPerSecond?: number;
+  /** Where rebuilt segments are written before conversion; default the OS temporary directory. */
+  readonly tmpDir?: string;
+  /** Log bytes of one merged segment at most (default 256 MiB; see compaction-plan.ts). */
+  readonly maxGroupLogBytes?: number;
+  /** How often compaction checks again whether tiering is idle (default 250 ms). */
+  readonly idleRetryMs?: number;
+}
+
+export const DEFAULT_COMPACTION_BYTES_PER_SECOND = 32 * 1024 * 1024;
 
 interface Entry {
   config: TopicTieringConfig;
@@ -51,6 +75,11 @@ export class IcebergTieringPlugin implements TieringPlugin {
   readonly metadata: RemoteLogMetadataManager;
   private readonly topics = new Map<string, Entry>();
   private readonly scheduler: TieringScheduler;
+  private readonly compactor: CompactionScheduler;
+  /** Leases of the files fetches are reading (see filesInUse). */
+  readonly leases = new FileLeases();
+  /** Topics whose table compaction left alone, logged once each. */
+  private readonly leftAlone = new Set<string>();
   private closed = false;
 
   constructor(private readonly options: IcebergTieringOptions) {
@@ -68,11 +97,19 @@ export class IcebergTieringPlugin implements TieringPlugin {
       ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
       ...(options.retryMaxMs !== undefined ? { retryMaxMs: options.retryMaxMs } : {}),
     });
+    this.compactor = new CompactionScheduler({
+      run: async (topic, partition) => (await this.runCompaction(topic, partition)).status === 'compacted',
+      tieringBusy: () => this.scheduler.copying,
+      bytesPerSecond: options.compaction?.bytesPerSecond ?? DEFAULT_COMPACTION_BYTES_PER_SECOND,
+      ...(options.compaction?.idleRetryMs !== undefined ? { idleRetryMs: options.compaction.idleRetryMs } : {}),
+      ...(options.onError ? { onError: options.onError } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    });
     this.storage = {
       copyLogSegmentData: (segment) => this.require(segment.topic).copy(segment),
       fetchLogSegment: async (segment, fetchOffset, maxBytes, minOneBatch) => {
         this.require(segment.topic);
-        return this.options.codec.readSegment({ io: this.options.io, ...segment, fetchOffset, maxBytes, minOneBatch });
+        return this.leases.with([...segment.dataFiles, ...segment.indexFiles], () => this.options.codec.readSegment({ io: this.options.io, ...segment, fetchOffset, maxBytes, minOneBatch }));
       },
       deleteLogSegmentData: async (segment) => {
         for (const f of [...segment.dataFiles, ...segment.indexFiles, ...(segment.deleteFiles ?? [])]) await this.options.io.delete(f);
@@ -111,16 +148,63 @@ export class IcebergTieringPlugin implements TieringPlugin {
     if (!config.enabled) {
       this.topics.set(topic, { config, table: undefined });
       this.scheduler.forgetTopic(topic);
+      this.compactor.forgetTopic(topic);
       return;
     }
-    const table = sameTable ? entry.table : await IcebergTopic.open({ catalog: this.options.catalog, io: this.options.io, codec: this.options.codec, topic, namespace: config.namespace });
+    const table = (sameTable ? entry.table : undefined) ?? await IcebergTopic.open({ catalog: this.options.catalog, io: this.options.io, codec: this.options.codec, topic, namespace: config.namespace, leases: this.leases });
     this.topics.set(topic, { config, table });
+    table.onCommitted = (partitions) => {
+      for (const p of partitions) this.requestCompaction(topic, p);
+    };
+    // Catch up with what earlier runs left small (a restart, or compaction just turned on).
+    for (const p of table.partitions()) this.requestCompaction(topic, p);
+  }
+
+  /** Whether a fetch (or a compaction) is reading `location` now: snapshot expiry must not delete it yet. */
+  filesInUse(location: string): boolean {
+    return this.leases.inUse(location);
+  }
+
+  /** Compacts one partition now, whatever its topic's compaction config says (operators, tests, benchmarks). */
+  compact(tp: TopicPartitionId, overrides: { targetFileSizeBytes?: number; minInputFiles?: number } = {}): Promise<CompactionOutcome> {
+    const cfg = this.topics.get(tp.topic)?.config.compaction;
+    return this.require(tp.topic).compact(tp.partition, {
+      overrides: { targetFileSizeBytes: overrides.targetFileSizeBytes ?? cfg?.targetFileSizeBytes, minInputFiles: overrides.minInputFiles ?? cfg?.minInputFiles, maxGroupLogBytes: this.options.compaction?.maxGroupLogBytes },
+      ...(this.options.compaction?.tmpDir !== undefined ? { tmpDir: this.options.compaction.tmpDir } : {}),
+      throttle: (bytes) => this.compactor.throttle(bytes),
+    });
+  }
+
+  /** Resolves when no background compaction is queued or running. */
+  compactionIdle(): Promise<void> {
+    return this.compactor.idle();
+  }
+
+  private requestCompaction(topic: string, partition: number): void {
+    if (this.closed || this.topics.get(topic)?.config.compaction?.enabled !== true) return;
+    this.compactor.request(topic, partition);
+  }
+
+  private async runCompaction(topic: string, partition: number): Promise<CompactionOutcome> {
+    if (this.topics.get(topic)?.config.compaction?.enabled !== true || this.tiered(topic) === undefined) return { status: 'nothing-to-do' };
+    const started = Date.now();
+    const outcome = await this.compact({ topic, partition });
+    if (outcome.status === 'skipped') {
+      if (!this.leftAlone.has(topic)) this.options.onInfo?.(`compaction leaves the table alone: ${outcome.reason}`, { topic });
+      this.leftAlone.add(topic);
+    } else if (outcome.status === 'compacted') {
+      this.options.onInfo?.('compacted small files', { topic, partition, ...outcome, ms: Date.now() - started });
+    } else if (outcome.status === 'gave-up') {
+      this.options.onInfo?.('compaction gave up', { topic, partition, reason: outcome.reason });
+    }
+    return outcome;
   }
 
   async removeTopic(topic: string, options: { dropTable?: boolean } = {}): Promise<void> {
     const entry = this.topics.get(topic);
     this.topics.delete(topic);
     this.scheduler.forgetTopic(topic);
+    this.compactor.forgetTopic(topic);
     if (options.dropTable) await IcebergTopic.drop({ catalog: this.options.catalog, topic, namespace: entry?.config.namespace ?? ['kafka'], table: entry?.table });
   }
 
@@ -174,6 +258,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.compactor.close();
     await this.scheduler.close();
   }
 

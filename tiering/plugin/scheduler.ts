@@ -112,6 +112,13 @@ export class TieringScheduler {
     for (const w of this.idleWaiters.splice(0)) w();
   }
 
+  /** Whether copies are waiting or running (background work such as compaction waits for them). */
+  get copying(): boolean {
+    if (this.running > 0) return true;
+    for (const q of this.queues.values()) if (q.segments.length > 0) return true;
+    return false;
+  }
+
   private isIdle(): boolean {
     if (this.running > 0) return false;
     for (const q of this.queues.values()) if (q.segments.length > 0) return false;

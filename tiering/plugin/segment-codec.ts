@@ -8,6 +8,7 @@ import type { DataFile } from '../../iceberg/data-file.js';
 import type { FileIO } from '../../iceberg/io/file-io.js';
 import type { PartitionSpec } from '../../iceberg/partition-spec.js';
 import type { Schema } from '../../iceberg/schema.js';
+import type { RebuildCompression } from '../convert/batch-assembly.js';
 import type { RemoteFetchResult } from './api.js';
 
 export interface ConvertSegmentInput {
@@ -22,6 +23,10 @@ export interface ConvertSegmentInput {
   readonly lastOffset: number;
   /** The closed `.log` file. */
   readonly segmentPath: string;
+  /** Tag in every file name after the offsets (compaction's outputs, so they never take an input's name). */
+  readonly nameTag?: string;
+  /** Log bytes per data file, instead of the codec's own setting (compaction's target). */
+  readonly targetFileBytes?: number;
 }
 
 export interface ConvertedSegment {
@@ -41,6 +46,11 @@ export interface ReadSegmentInput {
   readonly fetchOffset: number;
   readonly maxBytes: number;
   readonly minOneBatch: boolean;
+  /**
+   * How the rebuilt batches are compressed, instead of the codec's setting. Compaction asks for 'original'
+   * so the batches it rewrites keep their attributes (the codec bits are a column of the table).
+   */
+  readonly compression?: RebuildCompression;
 }
 
 export interface SegmentCodec {
