@@ -57,6 +57,7 @@ export const SETTINGS = Object.freeze([
   { key: 'iceberg.s3.access.key.id', type: 'string', default: '', doc: 'S3 access key; empty uses the AWS default credential chain (environment, profiles, instance roles).' },
   { key: 'iceberg.s3.secret.access.key', type: 'string', default: '', doc: 'S3 secret key, with iceberg.s3.access.key.id.' },
   { key: 'remote.log.manager.copier.thread.pool.size', type: 'int', default: 2, min: 1, max: 64, doc: 'Segments converted to Parquet at once, across all partitions (bounds the CPU and memory tiering uses).' },
+  { key: 'iceberg.compaction.max.bytes.per.second', type: 'long', default: 32 * 1024 * 1024, min: 1, doc: 'Bytes per second background compaction reads at most, across all tables (one compaction runs at a time, and only while no segment waits to be tiered).' },
   { key: 'remote.log.reader.cache.total.size.bytes', type: 'long', default: 128 * 1024 * 1024, min: 0, doc: 'Memory for record batches rebuilt from Parquet, so repeated fetches of the same remote range are served from memory: a range is kept from its second fetch on, so a one-pass scan of history neither fills nor evicts it (least recently used evicted first; 0 turns the cache off).' },
   { key: 'log.local.retention.ms', type: 'long', default: -2, min: -2, doc: 'Default of local.retention.ms: how long tiered segments stay on local disk (-2: as long as retention.ms).' },
   { key: 'log.local.retention.bytes', type: 'long', default: -2, min: -2, doc: 'Default of local.retention.bytes: local bytes kept per tiered partition (-2: as retention.bytes).' },

@@ -5,7 +5,7 @@
  * - Hands the tiering settings (`iceberg.warehouse`, `iceberg.s3.*`, `iceberg.rest.*`) to tiering/, which
  *   builds the warehouse, catalog, plugin and REST catalog server (openIcebergTiering), and stops them.
  * - Configures each topic from its configs (remote.storage.enable / iceberg.enabled, iceberg.namespace,
- *   iceberg.commit.interval.ms, retention.*) when the broker starts and whenever topics change.
+ *   iceberg.commit.interval.ms, retention.*, iceberg.compaction.*) when the broker starts and whenever topics change.
  * - Log hooks: every closed segment of a tiered topic goes to the plugin's queue; a local segment may be
  *   deleted only once the table holds it (local.retention.* decide when, via the partition log's config).
  * - Rolls the active segment of every tiered partition each commit interval, so a quiet topic's records
@@ -58,6 +58,11 @@ export function topicTieringConfig(overrides: Readonly<Record<string, string>>, 
     commitIntervalMs: n('iceberg.commit.interval.ms'),
     retentionMs: never(n('retention.ms')),
     retentionBytes: never(n('retention.bytes')),
+    compaction: {
+      enabled: eff.get('iceberg.compaction.enabled')?.value === 'true',
+      minInputFiles: n('iceberg.compaction.min.input.files'),
+      targetFileSizeBytes: n('iceberg.compaction.target.file.size.bytes') > 0 ? n('iceberg.compaction.target.file.size.bytes') : undefined,
+    },
   };
 }
 
@@ -99,6 +104,8 @@ export class BrokerTiering implements RemoteLogReader {
       },
       rest: { port: config['iceberg.rest.port'], host: config['iceberg.rest.host'], token: config['iceberg.rest.token'] },
       maxConcurrentCopies: config['remote.log.manager.copier.thread.pool.size'],
+      compaction: { bytesPerSecond: config['iceberg.compaction.max.bytes.per.second'] },
+      onInfo: (message, context) => tlog.info(message, context),
       codec: options.codec,
       onError: (err, context) => tlog.warn('tiering step failed; it will be retried', { err, ...context }),
     });

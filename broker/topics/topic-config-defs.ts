@@ -146,4 +146,7 @@ export const TOPIC_CONFIGS: readonly TopicConfigDef[] = Object.freeze([
   { name: 'iceberg.namespace', kind: 'string', default: 'kafka', applied: true, doc: 'Namespace of the topic table (dots separate levels): the table is <namespace>.<topic>.' },
   { name: 'iceberg.commit.interval.ms', kind: 'long', default: '60000', brokerKey: 'iceberg.commit.interval.ms', validator: atLeast(1), applied: true, doc: 'Roll and commit at most this often: bounds how far the table lags the log.' },
   { name: 'iceberg.mode', kind: 'string', default: 'key_value', validator: oneOf('key_value'), applied: true, doc: 'How records become rows: key_value (a kafka struct plus the value as binary).' },
+  { name: 'iceberg.compaction.enabled', kind: 'boolean', default: 'true', applied: true, doc: 'Merge the table\'s small data files of each partition in the background (one rewrite commit each; Kafka reads and table readers see no gap or duplicate).' },
+  { name: 'iceberg.compaction.min.input.files', kind: 'int', default: '5', validator: atLeast(2), applied: true, doc: 'Small data files (below 75 % of the target size) in a run of consecutive segments that trigger a compaction of the partition (Iceberg\'s rewrite option min-input-files).' },
+  { name: 'iceberg.compaction.target.file.size.bytes', kind: 'long', default: '-1', validator: atLeast(-1), applied: true, doc: 'Size compaction merges data files up to (-1 or 0: the table property write.target-file-size-bytes, 512 MiB when unset).' },
 ] satisfies TopicConfigDef[]);

@@ -103,10 +103,10 @@ export interface TopicTieringConfig {
 export interface TopicCompactionConfig {
   /** `iceberg.compaction.enabled`. */
   readonly enabled: boolean;
-  /** `iceberg.compaction.min-input-files`: small files in a run of segments that trigger a compaction. */
+  /** `iceberg.compaction.min.input.files`: small files in a run of segments that trigger a compaction. */
   readonly minInputFiles: number;
   /**
-   * `iceberg.compaction.target-file-size-bytes`: the size merged files aim at; undefined (config -1) uses
+   * `iceberg.compaction.target.file.size.bytes`: the size merged files aim at; undefined (config -1) uses
    * the table property `write.target-file-size-bytes` (Iceberg's default 512 MiB when unset).
    */
   readonly targetFileSizeBytes?: number | undefined;

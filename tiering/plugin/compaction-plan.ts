@@ -39,7 +39,7 @@ export interface CompactionSettings {
 }
 
 export interface CompactionOverrides {
-  /** `iceberg.compaction.target-file-size-bytes` when set (> 0); otherwise the table property. */
+  /** `iceberg.compaction.target.file.size.bytes` when set (> 0); otherwise the table property. */
   readonly targetFileSizeBytes?: number | undefined;
   readonly minInputFiles?: number | undefined;
   readonly maxGroupLogBytes?: number | undefined;

@@ -11,7 +11,7 @@ import { createFileIO, schemeOf } from '../../iceberg/io/registry.js';
 import { RestCatalogServer } from '../../iceberg/rest/server.js';
 import type { TieringPlugin } from './api.js';
 import { crashInsideCommit } from './crash-points.js';
-import { IcebergTieringPlugin } from './iceberg-tiering.js';
+import { IcebergTieringPlugin, type PluginCompactionOptions } from './iceberg-tiering.js';
 import type { SegmentCodec } from './segment-codec.js';
 
 export interface IcebergTieringSettings {
@@ -31,6 +31,10 @@ export interface IcebergTieringSettings {
   readonly codec: SegmentCodec;
   /** A tiering step failed and will be retried. */
   readonly onError: (err: unknown, context: Record<string, unknown>) => void;
+  /** Background compaction (rate limit); see iceberg-tiering.ts. */
+  readonly compaction?: PluginCompactionOptions;
+  /** Informational lines (compactions). */
+  readonly onInfo?: (message: string, context: Record<string, unknown>) => void;
 }
 
 export interface OpenedIcebergTiering {
@@ -89,6 +93,8 @@ export async function openIcebergTiering(settings: IcebergTieringSettings): Prom
     codec: settings.codec,
     maxConcurrentCopies: settings.maxConcurrentCopies,
     onError: settings.onError,
+    ...(settings.compaction !== undefined ? { compaction: settings.compaction } : {}),
+    ...(settings.onInfo !== undefined ? { onInfo: settings.onInfo } : {}),
   });
   const { port, host, token } = settings.rest;
   let rest: RestCatalogServer | undefined;
