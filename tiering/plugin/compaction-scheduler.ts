@@ -3,8 +3,9 @@
  * once when their topic is configured), and one compaction runs at a time across every topic, so it takes
  * at most one conversion's worth of CPU and memory beside produce, fetch and tiering:
  *
- * - It waits while the tiering scheduler has copies waiting or running (`tieringBusy`), checking again
- *   every `idleRetryMs`: tiering, which bounds the table's freshness, always goes first.
+ * - It waits while closed segments wait for a copy (`tieringBusy`: a backlog, not a copy running with
+ *   nothing behind it), checking again every `idleRetryMs`: tiering, which bounds the table's freshness,
+ *   goes first, and a compaction started never delays a copy by more than one conversion's share.
  * - What it reads is rate-limited (`bytesPerSecond`, a token bucket with one second of burst), and the
  *   conversion that follows yields the event loop as tiering's does (segment-to-parquet.ts).
  * - A partition asked for twice while waiting runs once; a compaction that merged something asks again
@@ -16,7 +17,7 @@
 export interface CompactionSchedulerOptions {
   /** Compacts one partition; resolves true when it changed the table (then the partition is asked again). */
   readonly run: (topic: string, partition: number) => Promise<boolean>;
-  /** True while tiering has copies waiting or running. */
+  /** True while closed segments wait to be copied (tiering has a backlog). */
   readonly tieringBusy: () => boolean;
   /** Bytes compaction may read per second (Infinity: no limit). */
   readonly bytesPerSecond: number;
@@ -94,7 +95,7 @@ export class CompactionScheduler {
       this.timer = setTimeout(() => {
         this.timer = undefined;
         this.pump();
-      }, this.options.idleRetryMs ?? 250);
+      }, this.options.idleRetryMs ?? 100);
       if (this.idleWaiters.length === 0) this.timer.unref();
       return;
     }

@@ -59,7 +59,7 @@ export interface PluginCompactionOptions {
   readonly tmpDir?: string;
   /** Log bytes of one merged segment at most (default 256 MiB; see compaction-plan.ts). */
   readonly maxGroupLogBytes?: number;
-  /** How often compaction checks again whether tiering is idle (default 250 ms). */
+  /** How often compaction checks again whether tiering has a backlog (default 100 ms). */
   readonly idleRetryMs?: number;
 }
 
@@ -99,7 +99,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
     });
     this.compactor = new CompactionScheduler({
       run: async (topic, partition) => (await this.runCompaction(topic, partition)).status === 'compacted',
-      tieringBusy: () => this.scheduler.copying,
+      tieringBusy: () => this.scheduler.copiesWaiting,
       bytesPerSecond: options.compaction?.bytesPerSecond ?? DEFAULT_COMPACTION_BYTES_PER_SECOND,
       ...(options.compaction?.idleRetryMs !== undefined ? { idleRetryMs: options.compaction.idleRetryMs } : {}),
       ...(options.onError ? { onError: options.onError } : {}),

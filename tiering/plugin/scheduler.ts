@@ -112,10 +112,12 @@ export class TieringScheduler {
     for (const w of this.idleWaiters.splice(0)) w();
   }
 
-  /** Whether copies are waiting or running (background work such as compaction waits for them). */
-  get copying(): boolean {
-    if (this.running > 0) return true;
-    for (const q of this.queues.values()) if (q.segments.length > 0) return true;
+  /**
+   * Whether closed segments wait for a copy to start (a backlog): background work such as compaction waits
+   * until tiering keeps up. A copy running with nothing behind it is not a backlog.
+   */
+  get copiesWaiting(): boolean {
+    for (const q of this.queues.values()) if (q.segments.length > (q.busy ? 1 : 0)) return true;
     return false;
   }
 
