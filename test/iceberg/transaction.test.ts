@@ -43,3 +43,25 @@ test('a properties-only snapshot commits when allowed: no file changes, the data
   const live = (await tbl.files()).dataFiles.map((e) => e.data_file.file_path);
   assert.deepEqual(live, [file.file_path], 'the live files are unchanged');
 });
+
+test('a rewrite is a replace snapshot: same rows in other files; it refuses inputs that are not live and delete files', async (t) => {
+  const tbl = await table(t);
+  const rows = (ns: bigint[]) => new arrow.Table({ n: arrow.makeVector(BigInt64Array.from(ns)) });
+  const a = await tbl.writeDataFile(rows([1n, 2n]));
+  const b = await tbl.writeDataFile(rows([3n]));
+  await tbl.commit(tbl.newAppend().addFile(a));
+  await tbl.commit(tbl.newAppend().addFile(b));
+  const merged = await tbl.writeDataFile(rows([1n, 2n, 3n]));
+  const snap = await tbl.commit(tbl.newRewrite().deleteFile(a.file_path).deleteFile(b.file_path).addFile(merged));
+  assert.equal(snap.summary.operation, 'replace');
+  assert.equal(snap.summary['deleted-data-files'], '2');
+  assert.equal(snap.summary['added-data-files'], '1');
+  assert.equal(snap.summary['total-records'], '3');
+  assert.deepEqual((await tbl.files()).dataFiles.map((e) => e.data_file.file_path), [merged.file_path]);
+
+  // The inputs are gone now (a concurrent rewrite or retention got there first): refused, nothing committed.
+  const again = await tbl.writeDataFile(rows([1n, 2n, 3n]));
+  await assert.rejects(tbl.commit(tbl.newRewrite().deleteFile(a.file_path).addFile(again)), (e: unknown) => e instanceof IcebergError && e.code === 'INVALID_UPDATE');
+  await assert.rejects(tbl.commit(tbl.newRewrite().addFile(again)), (e: unknown) => e instanceof IcebergError && /A rewrite replaces data files/.test(e.message));
+  assert.equal(tbl.currentSnapshot()?.['snapshot-id'], snap['snapshot-id']);
+});

@@ -57,6 +57,7 @@ export class CompactionScheduler {
   /** Resolves when nothing is queued or running (tests, benchmarks). */
   idle(): Promise<void> {
     const done = new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    this.timer?.ref(); // someone waits now: the retry timer keeps the process alive
     this.pump();
     this.checkIdle();
     return done;
