@@ -115,7 +115,7 @@ test('a fetch that started on the old history finishes from the old files, holdi
   let open: () => void = () => undefined;
   let blocked: (() => void) | undefined;
   const isBlocked = new Promise<void>((r) => (blocked = r));
-  let target: string | undefined;
+  let target: string | undefined = undefined;
   let reads = 0;
   const gated = (local: LocalFileIO): FileIO =>
     new Proxy(local, {
