@@ -5,7 +5,10 @@
  *
  * - It waits while closed segments wait for a copy (`tieringBusy`: a backlog, not a copy running with
  *   nothing behind it), checking again every `idleRetryMs`: tiering, which bounds the table's freshness,
- *   goes first, and a compaction started never delays a copy by more than one conversion's share.
+ *   goes first, and a compaction started never delays a copy by more than one conversion's share. Under
+ *   steady produce of small segments there is nearly always a segment waiting, so a compaction deferred for
+ *   `maxDeferMs` runs anyway (still alone and rate-limited): otherwise the small files would pile up exactly
+ *   when they are made fastest.
  * - What it reads is rate-limited (`bytesPerSecond`, a token bucket with one second of burst), and the
  *   conversion that follows yields the event loop as tiering's does (segment-to-parquet.ts).
  * - A partition asked for twice while waiting runs once; a compaction that merged something asks again
@@ -22,6 +25,8 @@ export interface CompactionSchedulerOptions {
   /** Bytes compaction may read per second (Infinity: no limit). */
   readonly bytesPerSecond: number;
   readonly idleRetryMs?: number;
+  /** How long compaction defers to a tiering backlog at most (default 5 s). */
+  readonly maxDeferMs?: number;
   readonly onError?: (err: unknown, context: Record<string, unknown>) => void;
   readonly now?: () => number;
 }
@@ -35,6 +40,8 @@ export class CompactionScheduler {
   private tokens: number;
   private refilledAt: number;
   private readonly now: () => number;
+  /** Since when queued work has been deferred to a tiering backlog (undefined: not deferred). */
+  private deferredSince: number | undefined;
 
   constructor(private readonly options: CompactionSchedulerOptions) {
     this.now = options.now ?? Date.now;
@@ -92,7 +99,9 @@ export class CompactionScheduler {
     if (this.closed || this.running !== undefined || this.timer !== undefined) return;
     const next = this.queue.entries().next();
     if (next.done === true) return this.checkIdle();
-    if (this.options.tieringBusy()) {
+    const deferred = this.deferredSince === undefined ? 0 : this.now() - this.deferredSince;
+    if (this.options.tieringBusy() && deferred < (this.options.maxDeferMs ?? 5_000)) {
+      this.deferredSince ??= this.now();
       this.timer = setTimeout(() => {
         this.timer = undefined;
         this.pump();
@@ -102,6 +111,7 @@ export class CompactionScheduler {
     }
     const [key, { topic, partition }] = next.value;
     this.queue.delete(key);
+    this.deferredSince = undefined;
     this.running = (async () => {
       try {
         if (await this.options.run(topic, partition)) this.request(topic, partition);

@@ -61,6 +61,8 @@ export interface PluginCompactionOptions {
   readonly maxGroupLogBytes?: number;
   /** How often compaction checks again whether tiering has a backlog (default 100 ms). */
   readonly idleRetryMs?: number;
+  /** How long compaction defers to a tiering backlog at most (default 5 s). */
+  readonly maxDeferMs?: number;
 }
 
 export const DEFAULT_COMPACTION_BYTES_PER_SECOND = 32 * 1024 * 1024;
@@ -102,6 +104,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
       tieringBusy: () => this.scheduler.copiesWaiting,
       bytesPerSecond: options.compaction?.bytesPerSecond ?? DEFAULT_COMPACTION_BYTES_PER_SECOND,
       ...(options.compaction?.idleRetryMs !== undefined ? { idleRetryMs: options.compaction.idleRetryMs } : {}),
+      ...(options.compaction?.maxDeferMs !== undefined ? { maxDeferMs: options.compaction.maxDeferMs } : {}),
       ...(options.onError ? { onError: options.onError } : {}),
       ...(options.now ? { now: options.now } : {}),
     });

@@ -19,6 +19,7 @@ test('one compaction at a time across topics, deduplicated requests, and none wh
     tieringBusy: () => busy,
     bytesPerSecond: Infinity,
     idleRetryMs: 5,
+    maxDeferMs: 60_000,
   });
   for (const p of [0, 1, 0, 1]) s.request('a', p);
   s.request('b', 0);
@@ -66,5 +67,18 @@ test('the byte rate limit makes reads wait once the second of burst is spent', a
   const t2 = Date.now();
   await s.throttle(100);
   assert.ok(Date.now() - t2 >= 95, 'the idle time did not buy more than one second of burst');
+  await s.close();
+});
+
+test('a compaction deferred to a tiering backlog for maxDeferMs runs anyway', async () => {
+  let now = 0;
+  const ran: number[] = [];
+  const s = new CompactionScheduler({ run: async (_t, p) => (ran.push(p), false), tieringBusy: () => true, bytesPerSecond: Infinity, idleRetryMs: 1, maxDeferMs: 1000, now: () => now });
+  s.request('a', 7);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(ran, [], 'deferred while the backlog lasts');
+  now = 1000;
+  await s.idle();
+  assert.deepEqual(ran, [7]);
   await s.close();
 });
