@@ -208,6 +208,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
     this.topics.delete(topic);
     this.scheduler.forgetTopic(topic);
     this.compactor.forgetTopic(topic);
+    await entry?.table?.retire();
     if (options.dropTable) await IcebergTopic.drop({ catalog: this.options.catalog, topic, namespace: entry?.config.namespace ?? ['kafka'], table: entry?.table });
   }
 

@@ -69,6 +69,8 @@ export class IcebergTopic {
   private manifests = new Map<number, PartitionManifest>();
   private tail: Promise<unknown> = Promise.resolve();
   private readonly compaction: TopicCompaction;
+  private compacting: Promise<unknown> = Promise.resolve();
+  private retired = false;
   /** Told the partitions of every landed tiering commit (the plugin's compaction trigger). */
   onCommitted: ((partitions: readonly number[]) => void) | undefined;
 
@@ -92,6 +94,7 @@ export class IcebergTopic {
       commitHistory: (update, next) => this.commitHistory(update, next),
       reload: () => this.reload(),
       specIsOurs: () => this.specIsOurs(),
+      retired: () => this.retired,
     });
   }
 
@@ -569,12 +572,13 @@ export class IcebergTopic {
 
   /**
    * Drops the topic's table with its files (metadata, data, offset index), when it is this topic's table
-   * (owned by Floe's tiering and naming this topic). Waits for the table's running operations first.
+   * (owned by Floe's tiering and naming this topic). Waits for the table's running operations (compaction
+   * included) first.
    */
   static async drop(options: { catalog: Catalog; topic: string; namespace: readonly string[]; table?: IcebergTopic | undefined }): Promise<boolean> {
     const { catalog, topic, namespace, table } = options;
     const id: TableIdentifier = { namespace, name: topic };
-    await table?.tail;
+    await table?.retire();
     if (!(await catalog.tableExists(id))) return false;
     const props = (await catalog.loadTable(id)).metadata.properties;
     if (props[FLOE_OWNER_PROPERTY] !== FLOE_OWNER || props[TOPIC_PROPERTY] !== topic) return false;
@@ -615,7 +619,20 @@ export class IcebergTopic {
 
   /** Compacts one partition (topic-compaction.ts): one 'replace' commit, or nothing. */
   compact(partition: number, options: CompactOptions = {}): Promise<CompactionOutcome> {
-    return this.compaction.compact(partition, options);
+    if (this.retired) return Promise.resolve({ status: 'nothing-to-do' });
+    const run = this.compaction.compact(partition, options);
+    this.compacting = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * The topic is going away (deleted, or its table dropped): compaction stops (one running deletes its
+   * outputs instead of committing them); resolves once no operation runs on the table.
+   */
+  async retire(): Promise<void> {
+    this.retired = true;
+    await this.compacting;
+    await this.tail;
   }
 
   segments(partition: number): RemoteLogSegmentMetadata[] {

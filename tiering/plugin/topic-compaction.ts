@@ -53,6 +53,8 @@ export interface CompactionHost {
   reload(): Promise<void>;
   /** Whether the table still has only the partition spec Floe created it with. */
   specIsOurs(): boolean;
+  /** Whether the topic is going away (deleted): nothing may be committed or left behind any more. */
+  retired(): boolean;
 }
 
 export class TopicCompaction {
@@ -107,6 +109,10 @@ export class TopicCompaction {
       return { status: 'gave-up', reason: `${this.host.topic}-${partition}: the segments to compact left the partition's history while they were read (retention or DeleteRecords); nothing changed` };
     } finally {
       release();
+    }
+    if (this.host.retired()) {
+      await this.deleteUnreferenced(partition, rewritten);
+      return { status: 'gave-up', reason: `${this.host.topic}: the topic is being deleted` };
     }
     const outcome = await this.host.serial(() => this.commitCompaction(partition, rewritten));
     return outcome.status === 'compacted' ? { ...outcome, bytesRead } : outcome;

@@ -83,11 +83,11 @@ test('a consumer reading tiered history in a loop while compaction commits sees 
     passes++;
     compactions = operations(await loadTable(restUrl, TOPIC)).filter((o) => o === 'replace').length;
     if (compactions > 0) passesAfterCompaction++;
-    if (compactions >= 3 && passesAfterCompaction >= 5) break;
+    if (compactions >= 2 && passesAfterCompaction >= 5) break;
   }
   producing = false;
   await produced;
-  assert.ok(compactions >= 3, `compaction committed ${compactions} times during the reads`);
+  assert.ok(compactions >= 2, `compaction committed ${compactions} times during the reads`);
   t.diagnostic(`${passes} passes over the history, ${compactions} compaction commits meanwhile, ${sent} records produced`);
 
   // Once the table holds everything: DuckDB reads each produced record once, from few data files.
