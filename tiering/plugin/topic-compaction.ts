@@ -32,7 +32,7 @@ export type CompactionOutcome =
   | { readonly status: 'nothing-to-do' }
   | { readonly status: 'skipped'; readonly reason: string }
   | { readonly status: 'gave-up'; readonly reason: string }
-  | { readonly status: 'compacted'; readonly inputSegments: number; readonly inputFiles: number; readonly outputSegments: number; readonly outputFiles: number; readonly bytesRead: number };
+  | { readonly status: 'compacted'; readonly inputSegments: number; readonly inputFiles: number; readonly outputSegments: number; readonly outputFiles: number; readonly bytesRead: number; readonly rewriteMs: number; readonly commitMs: number };
 
 /** Attempts of a compaction commit (a conflict reloads the table and rebuilds the history change). */
 const COMPACTION_COMMIT_ATTEMPTS = 5;
@@ -84,6 +84,7 @@ export class TopicCompaction {
     const release = this.host.leases.acquire(inputs.flatMap((s) => [...s.dataFiles, ...s.indexFiles]));
     const rewritten: RewrittenGroup[] = [];
     let bytesRead = 0;
+    const started = performance.now();
     try {
       const ctx = {
         io: this.host.io,
@@ -114,8 +115,10 @@ export class TopicCompaction {
       await this.deleteUnreferenced(partition, rewritten);
       return { status: 'gave-up', reason: `${this.host.topic}: the topic is being deleted` };
     }
+    const rewriteMs = performance.now() - started;
     const outcome = await this.host.serial(() => this.commitCompaction(partition, rewritten));
-    return outcome.status === 'compacted' ? { ...outcome, bytesRead } : outcome;
+    // commitMs includes waiting for the operation chain (a tiering commit running before it).
+    return outcome.status === 'compacted' ? { ...outcome, bytesRead, rewriteMs, commitMs: performance.now() - started - rewriteMs } : outcome;
   }
 
   private async commitCompaction(partition: number, rewritten: readonly RewrittenGroup[]): Promise<CompactionOutcome> {
@@ -182,6 +185,8 @@ export class TopicCompaction {
       outputSegments: groups.length,
       outputFiles: groups.reduce((n, g) => n + g.dataFiles.length, 0),
       bytesRead: 0,
+      rewriteMs: 0,
+      commitMs: 0,
     };
   }
 
