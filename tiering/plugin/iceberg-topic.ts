@@ -272,13 +272,21 @@ export class IcebergTopic {
     for (const [p, m] of next) this.manifests.set(p, m);
     this.forget(byPartition);
     crashPoint('after-commit');
-    for (const f of dropped) await this.io.delete(f).catch(() => undefined);
+    await this.deleteObjects(dropped);
     this.onCommitted?.([...next.keys()]);
     return true;
   }
 
   private forget(byPartition: Map<number, RemoteLogSegmentMetadata[]>): void {
     for (const [p, list] of byPartition) for (const s of list) this.pendingFiles.delete(key(p, s.baseOffset));
+  }
+
+  /**
+   * Deletes objects that just left the history (retention, DeleteRecords), except those a fetch in flight
+   * is reading (file-leases.ts): those stay for orphan file removal, as they would after a crash.
+   */
+  private async deleteObjects(locations: readonly string[]): Promise<void> {
+    for (const f of locations) if (!this.leases.inUse(f)) await this.io.delete(f).catch(() => undefined);
   }
 
   /** Re-reads the table and the committed history (after a failed or ambiguous commit). */
@@ -313,7 +321,7 @@ export class IcebergTopic {
       // Only control batches: no rows to remove, the snapshot only moves the manifest and log start.
       if (update.isEmpty) update.allowNoFileChanges();
       await this.commitHistory(update, next);
-      for (const s of doomed) for (const f of objectsOf(s)) await this.io.delete(f).catch(() => undefined);
+      await this.deleteObjects(doomed.flatMap(objectsOf));
       return doomed.length;
     });
   }
@@ -356,7 +364,7 @@ export class IcebergTopic {
       const next: PartitionManifest = { ...m, logStartOffset: offset, segments: kept };
       if (update.isEmpty) update.allowNoFileChanges();
       await this.commitHistory(update, next);
-      for (const f of [...doomed.flatMap(objectsOf), ...retired]) await this.io.delete(f).catch(() => undefined);
+      await this.deleteObjects([...doomed.flatMap(objectsOf), ...retired]);
     });
   }
 

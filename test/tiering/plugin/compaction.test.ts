@@ -307,3 +307,50 @@ test('background compaction: triggered by the commits of a partition, run while 
   assert.equal(Number(rows.map((r) => Number(r.split('/')[1])).sort((a, b) => b - a)[0]), next - 1);
   assert.ok((await liveDataFiles(catalog, io)).length <= 4, 'the data files per partition stay few');
 });
+
+test('DeleteRecords past a segment a fetch is reading leaves its files in place until orphan removal; the fetch completes', async (t) => {
+  const e = await env(t);
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((r) => (release = r));
+  let reached: () => void = () => undefined;
+  const blocked = new Promise<void>((r) => (reached = r));
+  let target: string | undefined = undefined;
+  let reads = 0;
+  const gated = (local: LocalFileIO): FileIO =>
+    new Proxy(local, {
+      get(o, prop, receiver) {
+        if (prop === 'getRange') {
+          return async (location: string, offset: number, length: number) => {
+            if (location === target && ++reads === 2) {
+              reached();
+              await gate;
+            }
+            return o.getRange(location, offset, length);
+          };
+        }
+        const v: unknown = Reflect.get(o, prop, receiver);
+        return typeof v === 'function' ? (v as (...args: unknown[]) => unknown).bind(o) : v;
+      },
+    });
+  const { plugin, io } = e.open({ io: gated });
+  await plugin.configureTopic(TOPIC, CONFIG);
+  const { segs } = await segments(e.dir, 0, 0, 3);
+  for (const s of segs) {
+    plugin.segmentClosed(s);
+    await plugin.drain();
+  }
+  const first = plugin.metadata.listRemoteLogSegments(tp0)[0];
+  assert.ok(first);
+  target = first.dataFiles[0];
+  const inFlight = plugin.read(tp0, 0, 1 << 20, true);
+  await blocked;
+  await plugin.deleteRecordsBefore(tp0, segs[1]?.baseOffset ?? 0);
+  assert.equal(plugin.metadata.listRemoteLogSegments(tp0)[0]?.baseOffset, segs[1]?.baseOffset, 'the segment left the history');
+  assert.ok(await io.head(first.dataFiles[0] ?? ''), 'its data file is still there: a fetch holds it');
+  assert.ok(await io.head(first.indexFiles[0] ?? ''), 'and its offset index (the fetch leases the segment it reads)');
+  const second = plugin.metadata.listRemoteLogSegments(tp0)[0];
+  assert.ok(second && (await io.head(second.dataFiles[0] ?? '')), 'the live history is untouched');
+  release();
+  const r = await inFlight;
+  assert.equal([...iterateBatches(r.records)][0]?.baseOffset, 0n, 'the fetch that started before completes');
+});
