@@ -48,6 +48,8 @@ import { DeleteGroupsHandler } from './handlers/delete-groups.js';
 import { OffsetDeleteHandler } from './handlers/offset-delete.js';
 import { BrokerTiering } from './tiering/broker-tiering.js';
 import { defaultSegmentCodec } from '../tiering/plugin/convert-codec.js';
+import { startAdminPort, type AdminPort } from './admin/admin-port.js';
+import { Readiness } from './admin/readiness.js';
 
 /** What handlers may be given: the broker's services, never its internals. */
 export interface BrokerServices {
@@ -67,6 +69,16 @@ export interface BrokerServices {
   readonly tiering?: BrokerTiering;
 }
 
+export interface BrokerStartOptions {
+  /** Called as soon as the admin HTTP port listens, before recovery: `/ready` answers 503 until start resolves. */
+  readonly onAdminListening?: (url: string) => void;
+}
+
+/** What `/ready` waits for, in start-up order. */
+export function startupSteps(config: BrokerConfig): string[] {
+  return ['metadata', 'log-recovery', 'groups', ...(config['remote.log.storage.system.enable'] ? ['tiering-attach'] : []), 'kafka-listener'];
+}
+
 export class Broker {
   private retentionTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
@@ -75,15 +87,35 @@ export class Broker {
     readonly services: BrokerServices,
     private readonly server: KafkaServer,
     readonly router: Router,
+    private readonly readiness: Readiness,
+    private readonly admin: AdminPort | undefined,
   ) {}
 
-  /** Opens storage, binds the listener and starts serving. */
-  static async start(config: BrokerConfig, log: Logger): Promise<Broker> {
+  /**
+   * Starts the admin HTTP port (health, readiness, metrics) first, so that start-up can be watched, then
+   * opens storage, binds the Kafka listener and starts serving.
+   */
+  static async start(config: BrokerConfig, log: Logger, options: BrokerStartOptions = {}): Promise<Broker> {
     const listener = parseListener(config['listeners']);
     if (!listener) throw new Error(`invalid listeners '${config['listeners']}'`);
+    const readiness = new Readiness(startupSteps(config));
+    const admin = await startAdminPort({ config, log: log.child({ logger: 'admin' }), readiness });
+    if (admin !== undefined) options.onAdminListening?.(admin.url);
+    try {
+      return await Broker.open(config, log, listener, readiness, admin);
+    } catch (err) {
+      await admin?.close();
+      throw err;
+    }
+  }
+
+  private static async open(config: BrokerConfig, log: Logger, listener: { host: string; port: number }, readiness: Readiness, admin: AdminPort | undefined): Promise<Broker> {
+    const metrics = admin?.metrics;
     const dataDir = config['log.dirs'];
     const metadata = await EmbeddedMetadataStore.open(dataDir, config['cluster.id']);
-    const tiering = await BrokerTiering.start({ config, log, codec: defaultSegmentCodec({ batchCacheBytes: config['remote.log.reader.cache.total.size.bytes'] }) });
+    readiness.done('metadata');
+    const codec = defaultSegmentCodec({ batchCacheBytes: config['remote.log.reader.cache.total.size.bytes'] });
+    const tiering = await BrokerTiering.start({ config, log, codec, ...(metrics ? { observer: metrics } : {}) });
     const logs = await LogManager.open({
       dataDir: join(dataDir),
       configFor: (topic) => logConfigFor(metadata.getTopic(topic)?.configs ?? {}, config),
@@ -94,15 +126,17 @@ export class Broker {
     });
     const topics = new TopicManager(metadata, logs, config, log.child({ logger: 'topics' }));
     await topics.reconcile();
+    readiness.done('log-recovery');
     if (tiering) {
       await tiering.attach(logs, metadata.listTopics());
+      readiness.done('tiering-attach');
       topics.setPrepareHook(tiering.prepareNewTopic);
       topics.onChange((name, record) => {
         tiering.topicChanged(name, record).catch((err: unknown) => log.error('tiering could not follow a topic change', { err, topic: name }));
       });
     }
 
-    const router = new Router();
+    const router = new Router(metrics);
     // The identity needs the bound port when the listener asks for port 0; handlers read it lazily.
     const identity = { nodeId: config['node.id'], host: '', port: 0, clusterId: metadata.clusterId };
     const server = new KafkaServer(
@@ -114,6 +148,7 @@ export class Broker {
         maxInFlight: config['queued.max.requests'],
         maxUnsentBytes: config['socket.send.buffer.max.bytes'],
         idleMs: config['connections.max.idle.ms'],
+        ...(metrics ? { traffic: metrics.traffic } : {}),
       },
       log.child({ logger: 'server' }),
     );
@@ -121,11 +156,14 @@ export class Broker {
     const fetchWaiters = new FetchWaiters();
     appender.onAppend((partitionLog) => fetchWaiters.notify(partitionLog));
     const groups = await Groups.open(dataDir, config, log.child({ logger: 'groups' }));
+    readiness.done('groups');
     const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, ...(tiering ? { tiering } : {}) };
-    const broker = new Broker(services, server, router);
+    const broker = new Broker(services, server, router, readiness, admin);
     for (const handler of defaultHandlers(services)) router.register(handler);
+    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: () => server.connectionCount, tiering });
 
     const bound = await server.listen();
+    readiness.done('kafka-listener');
     const advertised = config['advertised.listeners'] ? parseListener(config['advertised.listeners']) : undefined;
     identity.host = advertised?.host ?? (bound.host === '0.0.0.0' || bound.host === '::' ? 'localhost' : bound.host);
     identity.port = advertised && advertised.port !== 0 ? advertised.port : bound.port;
@@ -141,10 +179,21 @@ export class Broker {
     return this.services.identity.port;
   }
 
+  /** The admin HTTP port as bound (useful with admin.port=0), -1 when admin.port is -1. */
+  get adminPort(): number {
+    return this.admin?.port ?? -1;
+  }
+
+  /** Whether `/ready` says ready: started and not stopping. */
+  get ready(): boolean {
+    return this.readiness.ready;
+  }
+
   /** Graceful stop: no new connections or requests, in-flight requests finish, logs are flushed and closed. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       const { log, logs, metadata, config } = this.services;
+      this.readiness.stopping(); // load balancers stop sending clients here first
       clearInterval(this.retentionTimer);
       this.services.fetchWaiters.close(); // long polls answer now instead of holding up shutdown
       await this.services.groups.close(); // waiting joins answer NOT_COORDINATOR; acknowledged commits are on disk
@@ -153,6 +202,7 @@ export class Broker {
       await this.services.tiering?.stop(); // commits what it copied; before the logs close under it
       await logs.close();
       await metadata.close();
+      await this.admin?.close();
       log.info('broker stopped');
     })();
     return this.stopping;

@@ -17,6 +17,8 @@ import {
   type RemoteLogMetadataManager,
   type RemoteLogSegmentMetadata,
   type RemoteStorageManager,
+  type TableStats,
+  type TieringObserver,
   type TieringPlugin,
   type TopicPartitionId,
   type TopicTieringConfig,
@@ -25,6 +27,7 @@ import { IcebergTopic } from './iceberg-topic.js';
 import { segmentFor, toMetadata } from './partition-manifest.js';
 import { TieringScheduler } from './scheduler.js';
 import type { SegmentCodec } from './segment-codec.js';
+import { TableStatsReader } from './table-stats.js';
 
 export interface IcebergTieringOptions {
   readonly catalog: Catalog;
@@ -36,6 +39,8 @@ export interface IcebergTieringOptions {
   /** Copied segments per topic that force a commit before the interval is up. Default 64. */
   readonly maxUncommittedSegments?: number;
   readonly onError?: (err: unknown, context: Record<string, unknown>) => void;
+  /** Told about each copy and commit (metrics). */
+  readonly observer?: TieringObserver;
   readonly now?: () => number;
   readonly retryBaseMs?: number;
   readonly retryMaxMs?: number;
@@ -52,6 +57,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
   private readonly topics = new Map<string, Entry>();
   private readonly scheduler: TieringScheduler;
   private closed = false;
+  private readonly stats: TableStatsReader;
 
   constructor(private readonly options: IcebergTieringOptions) {
     this.scheduler = new TieringScheduler({
@@ -64,10 +70,12 @@ export class IcebergTieringPlugin implements TieringPlugin {
       ...(options.maxConcurrentCopies !== undefined ? { maxConcurrentCopies: options.maxConcurrentCopies } : {}),
       ...(options.maxUncommittedSegments !== undefined ? { maxUncommittedSegments: options.maxUncommittedSegments } : {}),
       ...(options.onError ? { onError: options.onError } : {}),
+      ...(options.observer ? { observer: options.observer } : {}),
       ...(options.now ? { now: options.now } : {}),
       ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
       ...(options.retryMaxMs !== undefined ? { retryMaxMs: options.retryMaxMs } : {}),
     });
+    this.stats = new TableStatsReader(options.io);
     this.storage = {
       copyLogSegmentData: (segment) => this.require(segment.topic).copy(segment),
       fetchLogSegment: async (segment, fetchOffset, maxBytes, minOneBatch) => {
@@ -121,6 +129,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
     const entry = this.topics.get(topic);
     this.topics.delete(topic);
     this.scheduler.forgetTopic(topic);
+    if (entry?.table !== undefined) this.stats.forget(entry.table.tableLocation);
     if (options.dropTable) await IcebergTopic.drop({ catalog: this.options.catalog, topic, namespace: entry?.config.namespace ?? ['kafka'], table: entry?.table });
   }
 
@@ -165,6 +174,12 @@ export class IcebergTieringPlugin implements TieringPlugin {
       removed += await t.removeOldest(p, (s, remaining) => (s.maxTimestamp >= 0 && now - s.maxTimestamp > retentionMs) || remaining - s.sizeInBytes >= retentionBytes);
     }
     return removed;
+  }
+
+  async tableStats(topic: string): Promise<TableStats | undefined> {
+    const t = this.tiered(topic);
+    if (t === undefined) return undefined;
+    return this.stats.read([...t.id.namespace, t.id.name].join('.'), t.metadata);
   }
 
   drain(): Promise<void> {

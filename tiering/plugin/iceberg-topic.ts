@@ -33,6 +33,7 @@ import { decodeSegmentIndex, type SegmentIndex } from '../offset-index/format.js
 import { padOffset, resolveLocation } from '../offset-index/location.js';
 import { FLOE_OWNER_PROPERTY } from '../../iceberg/rest/server.js';
 import { Table } from '../../iceberg/table.js';
+import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { TieringError, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata } from './api.js';
 import { crashPoint } from './crash-points.js';
 import {
@@ -96,6 +97,11 @@ export class IcebergTopic {
 
   get tableLocation(): string {
     return this.table.location;
+  }
+
+  /** The table's metadata as of its last load or commit here (read-only; metrics read their stats from it). */
+  get metadata(): TableMetadata {
+    return this.table.metadata;
   }
 
   manifest(partition: number): PartitionManifest {

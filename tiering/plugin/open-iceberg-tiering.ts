@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { WarehouseCatalog } from '../../iceberg/catalog/warehouse.js';
 import { createFileIO, schemeOf } from '../../iceberg/io/registry.js';
 import { RestCatalogServer } from '../../iceberg/rest/server.js';
-import type { TieringPlugin } from './api.js';
+import type { TieringObserver, TieringPlugin } from './api.js';
 import { crashInsideCommit } from './crash-points.js';
 import { IcebergTieringPlugin } from './iceberg-tiering.js';
 import type { SegmentCodec } from './segment-codec.js';
@@ -31,6 +31,8 @@ export interface IcebergTieringSettings {
   readonly codec: SegmentCodec;
   /** A tiering step failed and will be retried. */
   readonly onError: (err: unknown, context: Record<string, unknown>) => void;
+  /** Told about each copy and commit (metrics). */
+  readonly observer?: TieringObserver;
 }
 
 export interface OpenedIcebergTiering {
@@ -89,6 +91,7 @@ export async function openIcebergTiering(settings: IcebergTieringSettings): Prom
     codec: settings.codec,
     maxConcurrentCopies: settings.maxConcurrentCopies,
     onError: settings.onError,
+    ...(settings.observer ? { observer: settings.observer } : {}),
   });
   const { port, host, token } = settings.rest;
   let rest: RestCatalogServer | undefined;
