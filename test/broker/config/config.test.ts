@@ -92,3 +92,13 @@ test('--help lists every setting with its environment name', () => {
     assert.ok(help.includes(envName(s.key)), s.key);
   }
 });
+
+test('admin.port: 9644 by default, 0 and -1 allowed, anything outside -1..65535 refused naming the setting', () => {
+  assert.equal(load()['admin.port'], 9644);
+  assert.equal(load()['admin.host'], '0.0.0.0');
+  assert.equal(load(['--admin.port=0'])['admin.port'], 0);
+  assert.equal(load([], { FLOE_ADMIN_PORT: '-1' })['admin.port'], -1);
+  for (const bad of ['-2', '65536', 'http']) {
+    assert.throws(() => load([`--admin.port=${bad}`]), (err: unknown) => err instanceof ConfigError && /admin\.port/.test(err.message), bad);
+  }
+});
