@@ -41,7 +41,9 @@ import {
   SEGMENTS_PREFIX,
   committedOffsetIn,
   emptyManifest,
+  historyDepths,
   loadManifests,
+  RENAME_AFTER_SNAPSHOTS,
   manifestLocation,
   segmentFor,
   serializeManifest,
@@ -361,15 +363,15 @@ export class IcebergTopic {
   }
 
   /**
-   * Names every other partition's committed history in this commit's summary too, so the newest Floe snapshot
-   * alone says where each partition's history is: snapshot expiry may then drop every older snapshot without
-   * losing a partition that has not changed for a while (its history would otherwise be named only by the
-   * old snapshot that last changed it).
+   * Names again, in this commit's summary, every other partition whose history was last named
+   * RENAME_AFTER_SNAPSHOTS or more snapshots ago. So the current history of every partition is always named
+   * within the newest snapshots, and snapshot expiry may drop everything older (see `historySnapshots`)
+   * without losing a partition that has not changed for a while, while each summary stays small.
    */
   private carryHistory(update: SnapshotUpdate, changed: Iterable<number>): void {
     const skip = new Set(changed);
-    for (const p of this.manifests.keys()) {
-      if (skip.has(p)) continue;
+    for (const [p, depth] of historyDepths(this.table.metadata)) {
+      if (skip.has(p) || depth < RENAME_AFTER_SNAPSHOTS - 1) continue;
       const loc = latestSummaryProperty(this.table.metadata, SEGMENTS_PREFIX + p);
       const offset = latestSummaryProperty(this.table.metadata, COMMITTED_OFFSET_PREFIX + p);
       if (loc !== undefined) update.set(SEGMENTS_PREFIX + p, loc);
