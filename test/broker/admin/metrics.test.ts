@@ -59,7 +59,8 @@ test('/metrics parses with prometheus_client and its partition values match List
   await admin.createTopics({
     topics: [{ topic: 'm', numPartitions: 2, configEntries: [
       { name: 'remote.storage.enable', value: 'true' },
-      { name: 'internal.segment.bytes', value: '2048' },
+      // One segment per partition until the test rolls it: no segment closes (and none is committed) by itself.
+      { name: 'internal.segment.bytes', value: '1048576' },
       { name: 'local.retention.bytes', value: '0' },
       { name: 'iceberg.commit.interval.ms', value: '3600000' },
     ] }],
@@ -162,4 +163,17 @@ test('/metrics parses with prometheus_client and its partition values match List
   assert.ok((value(families, 'floe_remote_fetch_bytes_total') ?? 0) > 60 * 60);
   assert.ok((value(families, 'floe_cache_misses_total', { cache: 'offset_indexes' }) ?? 0) >= 1, 'the offset index was loaded');
   assert.ok((value(families, 'floe_requests_total', { api: 'Fetch' }) ?? 0) >= 1);
+
+  // DeleteRecords inside the first tiered batch hides its first rows with a position delete file: the data
+  // files (and their bytes) stay as they were, the delete file is counted apart, and one more snapshot.
+  const snapshots = value(families, 'floe_table_snapshots', { topic: 'm' }) ?? 0;
+  await admin.deleteTopicRecords({ topic: 'm', partitions: [{ partition: 0, offset: '3' }] });
+  families = await parsePrometheus((await scrapeText(adminUrl)).text);
+  assert.equal(value(families, 'floe_table_delete_files', { topic: 'm' }), 1, 'one position delete file');
+  assert.equal(value(families, 'floe_table_data_files', { topic: 'm' }), dataFiles, 'the data files stay');
+  assert.equal(value(families, 'floe_table_data_file_bytes', { topic: 'm' }), bytes, 'data file bytes do not count the delete file');
+  assert.equal(value(families, 'floe_table_records', { topic: 'm' }), 60, 'rows before deletes');
+  assert.equal(value(families, 'floe_table_snapshots', { topic: 'm' }), snapshots + 1);
+  assert.equal(partitionValues(families, 'm', 0).remoteLogStartOffset, 3, 'the remote log start moved');
+  assert.equal(partitionValues(families, 'm', 0).remoteLogStartOffset, await listOffset(wire, 'm', 0, -2n));
 });
