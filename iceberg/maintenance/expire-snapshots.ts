@@ -12,7 +12,8 @@
  *   every ref where it was planned; on a conflict it is planned again on the new metadata.
  * - Only after the commit succeeded, files that only expired snapshots reached are deleted: data and delete
  *   files, manifests, manifest lists, and the non-Iceberg objects `extraReferences` names for expired
- *   snapshots and not for retained ones. What every retained snapshot reaches is kept. A file `canDelete`
+ *   snapshots and not for retained ones. Every manifest list and manifest a retained snapshot lists, and
+ *   every file live in one, is kept. A file `canDelete`
  *   refuses (a reader holds it) is left and returned in `deferred`; delete it later with
  *   `deleteUnreferencedFiles`. A crash between commit and deletion leaves only unreferenced files, which
  *   orphan removal finds.
@@ -185,7 +186,9 @@ export async function expireSnapshots(table: Table, options: ExpireSnapshotsOpti
 
 /** Files of expired snapshots that no retained snapshot reaches, content files first, manifest lists last. */
 async function filesOnlyExpiredReach(table: Table, expired: readonly Snapshot[], retained: readonly Snapshot[], options: ExpireSnapshotsOptions): Promise<string[]> {
-  const keep = await reachableFiles(table.io, retained);
+  // As Iceberg: a data or delete file is kept when it is live (ADDED or EXISTING) in a retained snapshot; a
+  // DELETED entry only records history and keeps nothing alive.
+  const keep = await reachableFiles(table.io, retained, { live: true });
   const gone = await reachableFiles(table.io, expired, { skipManifests: keep.manifests });
   const content = gone.contentFiles.values().filter((l) => !keep.contentFiles.has(l));
   const manifests = gone.manifests.values().filter((l) => !keep.manifests.has(l));
