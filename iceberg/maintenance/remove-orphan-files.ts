@@ -3,8 +3,8 @@
  * inside it) that the table does not reference and that is older than a safety window is deleted. Such files
  * are what a crashed upload or an interrupted commit left behind.
  *
- * Referenced, and never deleted: the manifest list, manifests and every data or delete file named by any
- * entry of any snapshot the metadata holds; statistics and partition-statistics files; the current metadata
+ * Referenced, and never deleted: the manifest list and manifests of every snapshot the metadata holds and
+ * every data or delete file live (ADDED or EXISTING) in one of them; statistics and partition-statistics files; the current metadata
  * file, every file of the metadata log and `metadata/version-hint.text`; and whatever `extraReferenced`
  * returns (Floe: the offset-index objects in use). Locations are compared by canonical key, so `file:/x`,
  * `file:///x` and `/x`, or `s3a://` and `s3://`, match.
@@ -80,7 +80,9 @@ export async function removeOrphanFiles(table: Table, options: RemoveOrphanFiles
 /** Every file the table's current metadata references (see the module comment). */
 export async function referencedFiles(table: Table): Promise<LocationSet> {
   const md = table.metadata;
-  const reach = await reachableFiles(table.io, md.snapshots);
+  // As in expiry: a file only DELETED entries name is read by no snapshot (a crash between an expiry commit
+  // and its deletes leaves such files).
+  const reach = await reachableFiles(table.io, md.snapshots, { live: true });
   const out = new LocationSet([...reach.manifestLists.values(), ...reach.manifests.values(), ...reach.contentFiles.values()]);
   for (const l of statisticsFiles(md)) out.add(l);
   out.add(table.metadataLocation);
