@@ -143,3 +143,32 @@ test('a merged manifest is an attempt file: written per attempt, gone with a con
   assert.equal(await io.head(mergedPath), undefined);
   assert.deepEqual(await icebirdIds(io, table), [1, 2, 7]);
 });
+
+test('delete manifests merge among themselves: each delete keeps its sequence number and still applies', async (t) => {
+  const env = await tableEnv(t, { 'commit.manifest.min-count-to-merge': '3' });
+  const { table, io } = env;
+  const a = await append(env, range(0, 6));
+  const seqs: bigint[] = [];
+  for (const pos of [0n, 2n, 4n]) {
+    env.tick();
+    const s = await table.commit(table.newRowDelta().addDeleteFile(await table.writePositionDeletes([{ path: a.file_path, pos }])));
+    seqs.push(BigInt(s['sequence-number']));
+  }
+  const manifests = await snapshotManifests(io, table.currentSnapshot());
+  assert.equal(manifests.filter((m) => m.content === ManifestContent.DELETES).length, 1, 'three delete manifests merged');
+  const { deleteFiles } = await table.files();
+  assert.deepEqual(deleteFiles.map((e) => e.sequence_number).sort(), seqs.sort());
+  assert.deepEqual(await icebirdIds(io, table), [1, 3, 5]);
+});
+
+test('a table committed 30 times keeps a short manifest list and reads back every row', async (t) => {
+  const env = await tableEnv(t, { 'commit.manifest.min-count-to-merge': '4' });
+  for (const i of range(0, 30)) {
+    await append(env, [i]);
+    const n = (await snapshotManifests(env.io, env.table.currentSnapshot())).length;
+    assert.ok(n <= 4, `commit ${i}: ${n} manifests`);
+  }
+  assert.deepEqual(await icebirdIds(env.io, env.table), range(0, 30));
+  const { dataFiles } = await env.table.files();
+  assert.deepEqual(dataFiles.map((e) => Number(e.sequence_number)).sort((x, y) => x - y), range(1, 31), 'each file keeps the sequence number of its commit');
+});
