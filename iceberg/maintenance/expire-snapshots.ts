@@ -172,8 +172,18 @@ export async function expireSnapshots(table: Table, options: ExpireSnapshotsOpti
   const retainedIds = new Set(after.snapshots.map((s) => s['snapshot-id']));
   const expired = before.snapshots.filter((s) => !retainedIds.has(s['snapshot-id']));
   if (options.cleanExpiredFiles === false || expired.length === 0) return { expired: expired.map((s) => s['snapshot-id']), deleted: [], deferred: [] };
-  const candidates = await filesOnlyExpiredReach(table, expired, after.snapshots, options);
   const expiredIds = expired.map((s) => s['snapshot-id']);
+  let candidates: string[];
+  try {
+    candidates = await filesOnlyExpiredReach(table, expired, after.snapshots, options);
+  } catch (err) {
+    if (options.dryRun) throw err;
+    throw new IcebergError(
+      'MAINTENANCE_INCOMPLETE',
+      `Expired snapshots ${expiredIds.join(', ')} of ${table.id.name}, but could not work out which of their files to delete (${err instanceof Error ? err.message : String(err)}); nothing references those files any more, so orphan removal will delete them`,
+      { cause: err },
+    );
+  }
   if (options.dryRun) {
     const deferred: string[] = [];
     const deleted: string[] = [];

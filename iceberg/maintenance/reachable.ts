@@ -158,7 +158,8 @@ export interface DeleteFilesOptions {
 
 /**
  * Deletes files that nothing references any more, skipping (and returning as `deferred`) those `canDelete`
- * refuses. Call it again later with the deferred ones. A file already gone counts as deleted.
+ * refuses and those the store failed to delete. Call it again later with the deferred ones. A file already
+ * gone counts as deleted. It never throws for one file, so a committed expiry always reports what it did.
  */
 export async function deleteUnreferencedFiles(io: FileIO, locations: readonly string[], options: DeleteFilesOptions = {}): Promise<{ deleted: string[]; deferred: string[] }> {
   const deleted: string[] = [];
@@ -168,8 +169,13 @@ export async function deleteUnreferencedFiles(io: FileIO, locations: readonly st
       deferred.push(location);
       return;
     }
-    await io.delete(location);
-    deleted.push(location);
+    try {
+      await io.delete(location);
+      deleted.push(location);
+    } catch {
+      // The store refused or failed: nothing references the file, so it can wait for the next attempt.
+      deferred.push(location);
+    }
   });
   const order = new Map(locations.map((l, i) => [l, i]));
   const byInput = (a: string, b: string): number => (order.get(a) ?? 0) - (order.get(b) ?? 0);
