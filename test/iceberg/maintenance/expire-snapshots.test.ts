@@ -5,6 +5,8 @@ import { deleteUnreferencedFiles } from '../../../iceberg/maintenance/reachable.
 import { snapshotManifests } from '../../../iceberg/transaction.js';
 import { WarehouseCatalog } from '../../../iceberg/catalog/warehouse.js';
 import { Table } from '../../../iceberg/table.js';
+import { RestCatalogServer } from '../../../iceberg/rest/server.js';
+import { RestCatalogClient } from '../../../iceberg/catalog/rest-client.js';
 import { IcebergError } from '../../../iceberg/types.js';
 import type { TableRequirement, TableUpdate } from '../../../iceberg/table-metadata-builder.js';
 import type { CommitTableResult, TableIdentifier } from '../../../iceberg/catalog/catalog.js';
@@ -199,4 +201,19 @@ test('a concurrent append makes the expiry commit conflict: it is planned again 
   assert.deepEqual(res.expired, ids(snaps));
   assert.deepEqual(ids(table.metadata.snapshots), ids([raced]));
   assert.deepEqual(await icebirdIds(env.io, table), [0, 1, 2, 99]);
+});
+
+test('through the REST catalog client: the expiry commit (remove-snapshots, pinned refs) crosses HTTP', async (t) => {
+  const env = await tableEnv(t, { 'commit.manifest-merge.enabled': 'false' });
+  const server = new RestCatalogServer({ catalog: env.catalog, host: '127.0.0.1', port: 0 });
+  const { url } = await server.start();
+  t.after(() => server.close());
+  const client = new RestCatalogClient({ uri: url });
+  const table = await Table.load(client, env.table.id, env.io, { now: env.now });
+  const snaps = await appends({ ...env, table }, 3);
+  const res = await expireSnapshots(table, { olderThanMs: env.now() + 1, retainLast: 1, now: env.now });
+  assert.deepEqual(res.expired, ids(snaps.slice(0, 2)));
+  assert.deepEqual(ids((await env.catalog.loadTable(env.table.id)).metadata.snapshots), ids(snaps.slice(2)));
+  for (const s of snaps.slice(0, 2)) assert.equal(await exists(env, s['manifest-list']), false);
+  assert.deepEqual(await icebirdIds(env.io, table), [0, 1, 2]);
 });
