@@ -6,7 +6,7 @@ import { readManifest } from '../../iceberg/manifest.js';
 import { ManifestEntryStatus } from '../../iceberg/data-file.js';
 import { snapshotManifests } from '../../iceberg/transaction.js';
 import { CommitConflictError } from '../../iceberg/table-metadata-builder.js';
-import { append, icebirdIds, ID, range, rows, tableEnv } from './maintenance/fixture.js';
+import { append, icebirdIds, ID, range, rows, SCHEMA, tableEnv } from './maintenance/fixture.js';
 
 test('packEnd fills bins from the end, keeps order, and leaves the first bin under-filled', () => {
   const w = (x: number): number => x;
@@ -171,4 +171,34 @@ test('a table committed 30 times keeps a short manifest list and reads back ever
   assert.deepEqual(await icebirdIds(env.io, env.table), range(0, 30));
   const { dataFiles } = await env.table.files();
   assert.deepEqual(dataFiles.map((e) => Number(e.sequence_number)).sort((x, y) => x - y), range(1, 31), 'each file keeps the sequence number of its commit');
+});
+
+test('after another engine evolves the spec and schema, manifests merge per spec and the table reads the same', async (t) => {
+  const env = await tableEnv(t, { 'commit.manifest.min-count-to-merge': '3' });
+  const { table, io } = env;
+  for (const i of [1, 2]) await append(env, [i]);
+  // Evolution as another engine would commit it: a new column, and an identity partition on id.
+  await table.updateSchema({ ...SCHEMA, 'schema-id': 1, fields: [...SCHEMA.fields, { id: 3, name: 'note', required: false, type: 'string' }] });
+  await table.commitUpdates(() => ({
+    requirements: [],
+    updates: [
+      { action: 'add-spec', spec: { 'spec-id': 1, fields: [{ 'source-id': 1, 'field-id': 1000, name: 'id', transform: 'identity' }] } },
+      { action: 'set-default-spec', 'spec-id': -1 },
+    ],
+  }));
+  assert.equal(table.specId(), 1);
+  for (const i of [3, 4, 5]) {
+    env.tick();
+    const f = await table.writeDataFile(rows([i]), { partition: { id: BigInt(i) } });
+    await table.commit(table.newAppend().addFile(f));
+  }
+  const manifests = await snapshotManifests(io, table.currentSnapshot());
+  // Spec 1: [new, m4, m3] reaches min-count and merges; spec 0: two manifests in a bin without the new one merge.
+  assert.deepEqual(manifests.map((m) => [m.partition_spec_id, m.added_files_count + m.existing_files_count]), [
+    [1, 3],
+    [0, 2],
+  ]);
+  const { dataFiles } = await table.files();
+  assert.deepEqual(dataFiles.map((e) => Number(e.sequence_number)).sort(), [1, 2, 3, 4, 5]);
+  assert.deepEqual(await icebirdIds(io, table), [1, 2, 3, 4, 5]);
 });
