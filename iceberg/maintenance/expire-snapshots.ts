@@ -199,7 +199,7 @@ async function filesOnlyExpiredReach(table: Table, expired: readonly Snapshot[],
   // As Iceberg: a data or delete file is kept when it is live (ADDED or EXISTING) in a retained snapshot; a
   // DELETED entry only records history and keeps nothing alive.
   const keep = await reachableFiles(table.io, retained, { live: true });
-  const gone = await reachableFiles(table.io, expired, { skipManifests: keep.manifests });
+  const gone = await reachableFiles(table.io, expired, { skipManifests: keep.manifests, missingOk: true });
   const content = gone.contentFiles.values().filter((l) => !keep.contentFiles.has(l));
   const manifests = gone.manifests.values().filter((l) => !keep.manifests.has(l));
   const lists = gone.manifestLists.values().filter((l) => !keep.manifestLists.has(l));

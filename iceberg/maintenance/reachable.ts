@@ -10,6 +10,7 @@ import { readManifestList, type ManifestFile } from '../manifest-list.js';
 import type { Snapshot } from '../snapshot.js';
 import type { TableMetadata } from '../table-metadata.js';
 import { isJsonObject } from '../json.js';
+import { IcebergError } from '../types.js';
 
 const EQUAL_SCHEMES: Readonly<Record<string, string>> = { s3a: 's3', s3n: 's3', file: 'file' };
 
@@ -72,38 +73,51 @@ export class LocationSet {
 
 const isNotFound = (err: unknown): boolean => err instanceof FileIOError && err.code === 'NOT_FOUND';
 
-/** The manifests of a snapshot; `[]` when its manifest list is already gone (`missing` records it). */
-export async function manifestsOf(io: FileIO, snapshot: Snapshot, missing?: LocationSet): Promise<ManifestFile[]> {
-  try {
-    return readManifestList(await io.get(snapshot['manifest-list'])).manifests;
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-    missing?.add(snapshot['manifest-list']);
-    return [];
-  }
-}
-
 /** The files a set of snapshots reaches. */
 export interface ReachableFiles {
   readonly manifestLists: LocationSet;
   readonly manifests: LocationSet;
-  /** Data and delete files named by any entry (DELETED entries too) of those manifests. */
+  /** Data and delete files named by entries of those manifests (only live ones with `live: true`). */
   readonly contentFiles: LocationSet;
 }
 
-/**
- * Every file that `snapshots` reach. Each distinct manifest is read once. `live: true` counts only files
- * live in a manifest (ADDED or EXISTING); the default counts every entry, which is the conservative choice
- * when deciding what must not be deleted. A manifest or list that is already gone is skipped.
- */
-export async function reachableFiles(io: FileIO, snapshots: Iterable<Snapshot>, options: { live?: boolean; skipManifests?: LocationSet } = {}): Promise<ReachableFiles> {
+export interface ReachableOptions {
+  /** Count only files live in a manifest (ADDED or EXISTING); default: every entry. */
+  readonly live?: boolean;
+  /** Manifests not to read (already accounted for). */
+  readonly skipManifests?: LocationSet;
+  /**
+   * Skip a manifest list or manifest that is gone (right for snapshots being expired). Default false: a
+   * missing one throws, since what it would have named can then not be protected.
+   */
+  readonly missingOk?: boolean;
+}
+
+function missingError(what: string, location: string, err: unknown): IcebergError {
+  return new IcebergError(
+    'MAINTENANCE_INCOMPLETE',
+    `${what} ${location} of a snapshot the table keeps is missing, so the files it names cannot be told apart from unreferenced ones; nothing was deleted. Restore it, or expire the snapshots that need it first`,
+    { cause: err },
+  );
+}
+
+/** Every file that `snapshots` reach. Each distinct manifest is read once. */
+export async function reachableFiles(io: FileIO, snapshots: Iterable<Snapshot>, options: ReachableOptions = {}): Promise<ReachableFiles> {
   const manifestLists = new LocationSet();
   const manifests = new LocationSet();
   const contentFiles = new LocationSet();
   const toRead: ManifestFile[] = [];
   for (const s of snapshots) {
     manifestLists.add(s['manifest-list']);
-    for (const m of await manifestsOf(io, s)) {
+    let listed: ManifestFile[];
+    try {
+      listed = readManifestList(await io.get(s['manifest-list'])).manifests;
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      if (!options.missingOk) throw missingError('Manifest list', s['manifest-list'], err);
+      listed = [];
+    }
+    for (const m of listed) {
       if (manifests.has(m.manifest_path)) continue;
       manifests.add(m.manifest_path);
       if (!options.skipManifests?.has(m.manifest_path)) toRead.push(m);
@@ -114,8 +128,9 @@ export async function reachableFiles(io: FileIO, snapshots: Iterable<Snapshot>, 
     try {
       bytes = await io.get(m.manifest_path);
     } catch (err) {
-      if (isNotFound(err)) return;
-      throw err;
+      if (!isNotFound(err)) throw err;
+      if (!options.missingOk) throw missingError('Manifest', m.manifest_path, err);
+      return;
     }
     for (const e of readManifest(bytes).entries) {
       if (options.live && e.status === 2) continue;

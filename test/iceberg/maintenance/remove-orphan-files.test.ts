@@ -114,3 +114,16 @@ test('a file the metadata names as file:/path (Hadoop style) is referenced, not 
   assert.deepEqual(res.deleted, []);
   assert.ok(await io.head(written.file_path));
 });
+
+test('a missing manifest list of a kept snapshot stops orphan removal before it deletes anything', async (t) => {
+  const env = await tableEnv(t, { 'commit.manifest-merge.enabled': 'false' });
+  const { table, io } = env;
+  await append(env, [1]);
+  const first = table.currentSnapshot();
+  await append(env, [2]);
+  const orphan = `${table.location}/data/orphan.parquet`;
+  await io.put(orphan, Buffer.from('x'));
+  await io.delete(first?.['manifest-list'] ?? '');
+  await assert.rejects(removeOrphanFiles(table, { olderThanMs: Date.now() + 60_000 }), (e: unknown) => e instanceof IcebergError && e.code === 'MAINTENANCE_INCOMPLETE' && /missing/.test(e.message));
+  assert.ok(await io.head(orphan), 'nothing was deleted');
+});
