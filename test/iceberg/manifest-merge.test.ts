@@ -202,3 +202,18 @@ test('after another engine evolves the spec and schema, manifests merge per spec
   assert.deepEqual(dataFiles.map((e) => Number(e.sequence_number)).sort(), [1, 2, 3, 4, 5]);
   assert.deepEqual(await icebirdIds(io, table), [1, 2, 3, 4, 5]);
 });
+
+test('format v3: merged entries keep their first_row_id (row lineage), new rows get fresh ids', async (t) => {
+  const env = await tableEnv(t, { 'commit.manifest.min-count-to-merge': '2' }, { formatVersion: 3 });
+  const { table } = env;
+  await append(env, [1, 2]);
+  const before = (await table.files()).dataFiles.map((e) => e.data_file.first_row_id);
+  assert.deepEqual(before, [0n]);
+  await append(env, [3]); // merges with the first manifest
+  assert.equal((await snapshotManifests(env.io, table.currentSnapshot())).length, 1);
+  const after = new Map((await table.files()).dataFiles.map((e) => [Number(e.data_file.record_count), e.data_file.first_row_id]));
+  assert.equal(after.get(2), 0n, 'the existing file keeps rows 0..1');
+  const fresh = after.get(1);
+  assert.ok(fresh !== undefined && fresh !== null && fresh >= 2n, `the new file's rows start after every assigned id (${String(fresh)})`);
+  assert.ok((table.metadata['next-row-id'] ?? 0) > Number(fresh));
+});

@@ -39,7 +39,7 @@ export interface Env {
   tick(ms?: number): number;
 }
 
-export async function tableEnv(t: TestContext, properties: Record<string, string> = {}, env: { io?: FileIO; warehouse?: string } = {}): Promise<Env> {
+export async function tableEnv(t: TestContext, properties: Record<string, string> = {}, env: { io?: FileIO; warehouse?: string; formatVersion?: 2 | 3 } = {}): Promise<Env> {
   const dir = await mkdtemp(join(tmpdir(), 'floe-maint-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   let io = env.io;
@@ -52,7 +52,7 @@ export async function tableEnv(t: TestContext, properties: Record<string, string
   const now = (): number => clock;
   const catalog = new WarehouseCatalog({ io, warehouse: env.warehouse ?? `file://${dir}/wh`, now });
   await catalog.createNamespace(['db']);
-  await catalog.createTable(ID, { schema: SCHEMA, properties });
+  await catalog.createTable(ID, { schema: SCHEMA, properties, ...(env.formatVersion ? { formatVersion: env.formatVersion } : {}) });
   const table = await Table.load(catalog, ID, io, { now });
   return {
     dir,
