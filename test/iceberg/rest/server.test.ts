@@ -239,3 +239,25 @@ test('bearer auth: 401 with the error body without or with a wrong token', async
   const anonymous = new IcebergRestCatalog({ baseUrl: url });
   await assert.rejects(anonymous.listNamespaces(), /401|Authentication/);
 });
+
+test('REST commits of remove-snapshots expire a snapshot, and delete-after-commit prunes old metadata files', async (t) => {
+  const { url, catalog, io } = await start(t);
+  await catalog.createNamespace(['n']);
+  const id = { namespace: ['n'], name: 't' };
+  await catalog.createTable(id, { schema: SCHEMA, properties: { 'write.metadata.previous-versions-max': '1', 'write.metadata.delete-after-commit.enabled': 'true' } });
+  const table = await Table.load(catalog, id, io);
+  const batch = (ids: bigint[]): arrow.Table => new arrow.Table({ id: arrow.makeVector(BigInt64Array.from(ids)), payload: arrow.vectorFromArray(ids.map(() => null), new arrow.Binary()) });
+  const s1 = await table.commit(table.newAppend().addFile(await table.writeDataFile(batch([1n]))));
+  const afterS1 = table.metadataLocation;
+  await table.commit(table.newAppend().addFile(await table.writeDataFile(batch([2n]))));
+  const body = `{"requirements":[{"type":"assert-ref-snapshot-id","ref":"main","snapshot-id":${table.metadata['current-snapshot-id']}}],"updates":[{"action":"remove-snapshots","snapshot-ids":[${s1['snapshot-id']}]}]}`;
+  const r = await call(url, 'POST', '/v1/namespaces/n/tables/t', body);
+  assert.equal(r.status, 200, r.text);
+  const { metadata, metadataLocation } = await catalog.loadTable(id);
+  assert.deepEqual(metadata.snapshots.map((s) => s['snapshot-id']), [table.metadata['current-snapshot-id']]);
+  // previous-versions-max=1: the log names only the file before this one, and older ones were deleted.
+  assert.equal(metadata['metadata-log'].length, 1);
+  assert.equal(await io.head(afterS1), undefined);
+  assert.ok(await io.head(metadata['metadata-log'][0]?.['metadata-file'] ?? ''));
+  assert.ok(await io.head(metadataLocation));
+});
