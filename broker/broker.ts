@@ -1,6 +1,7 @@
 /**
  * The broker: wires configuration, cluster metadata, partition logs, request handlers and the Kafka listener,
- * and shuts them down in order (stop accepting, finish in-flight requests, flush and close logs).
+ * and shuts them down in order (stop accepting, finish in-flight requests, flush and close logs). The admin
+ * HTTP port (broker/admin: health, readiness, metrics) starts first and stops last, so both can be watched.
  */
 import { join } from 'node:path';
 import { setLogAppendTime } from '../protocol/record-batch/record-batch.js';

@@ -9,6 +9,9 @@
  * - Any other API or version we do not serve, or a body that does not parse: close the connection.
  * - Bytes after a complete body: ignored, as Kafka ignores them, and counted per API key
  *   (`requestsWithTrailingBytes`), so a client that sends them is visible without failing it.
+ *
+ * With a RequestObserver (metrics on), every request is timed from the decode to the encoded response and
+ * reported once, answered or failed; without one, the path is the same as before, untimed.
  */
 import { decodeRequest, encodeResponse, isProtocolError, type DecodedRequest } from '../protocol/index.js';
 import { ErrorCode } from '../protocol/error-codes.js';
@@ -16,6 +19,7 @@ import type { ConnectionInfo, FrameHandler } from './server/connection.js';
 import type { ApiHandler, Body } from './handlers/handler.js';
 
 export const API_VERSIONS_KEY = 18;
+const API_VERSIONS_MAX = 4;
 
 /** Told about every decoded request once it is answered or has failed (metrics). Must be cheap. */
 export interface RequestObserver {
@@ -24,7 +28,6 @@ export interface RequestObserver {
   /** Failed and closed its connection after `seconds`. */
   failed(apiKey: number, seconds: number): void;
 }
-const API_VERSIONS_MAX = 4;
 
 export class Router {
   private readonly handlers = new Map<number, ApiHandler>();

@@ -4,6 +4,7 @@
  * once the broker's services exist (before that, `/metrics` has the process and request families only).
  * More routes (a status page, a JSON admin API) are added with `server.route(...)`.
  */
+import { Gauge } from 'prom-client';
 import type { BrokerConfig } from '../config/settings.js';
 import type { LogManager } from '../log/log-manager.js';
 import type { Logger } from '../logger.js';
@@ -44,6 +45,14 @@ export async function startAdminPort(options: { config: BrokerConfig; log: Logge
   const port = config['admin.port'];
   if (port < 0) return undefined;
   const metrics = new BrokerMetrics();
+  new Gauge({
+    name: 'floe_ready',
+    help: '1 when /ready answers 200 (start-up finished, not stopping), else 0.',
+    registers: [metrics.registry],
+    collect() {
+      this.set(readiness.ready ? 1 : 0);
+    },
+  });
   const server = new AdminServer(log);
   for (const r of [...healthRoutes(readiness), ...metricsRoutes(metrics)]) server.route(r);
   const bound = await server.listen(port, config['admin.host']);

@@ -137,7 +137,7 @@ test('/ready is 503 while start-up recovery runs and 200 once it is done; /healt
   assert.ok((starting.body['done'] as string[]).includes('metadata'));
   const early = await fetch(`${adminUrl}/metrics`);
   assert.equal(early.status, 200, '/metrics answers during start-up too');
-  await early.text();
+  assert.match(await early.text(), /^floe_ready 0$/m, 'and says not ready');
 
   gate.open();
   const broker = await waitFor('start-up to finish', async () => {
@@ -151,6 +151,7 @@ test('/ready is 503 while start-up recovery runs and 200 once it is done; /healt
   assert.equal(broker.status, 200);
   assert.deepEqual(broker.body, { status: 'ready', pending: [], done: ['metadata', 'log-recovery', 'groups', 'tiering-attach', 'kafka-listener'] });
   assert.equal((await getJson(`${adminUrl}/health`)).status, 200);
+  assert.match(await (await fetch(`${adminUrl}/metrics`)).text(), /^floe_ready 1$/m);
 });
 
 test('the admin port: 404 and 405 with JSON bodies, HEAD, a port in use, and -1 turning it off', { timeout: 60_000 }, async (t) => {
