@@ -1,0 +1,180 @@
+/**
+ * Protobuf schemas, in either form clients send: `.proto` text, or a base64 `FileDescriptorProto` (what the
+ * Confluent serializers of confluent-kafka-python and the JavaScript client register). Parsed with
+ * protobufjs; imports resolve through the references (by import path) and the well-known types
+ * (`google/protobuf/*.proto`); a type that does not resolve makes the schema invalid. The schema is stored as
+ * sent (trimmed), so a client reads back the form it registered.
+ *
+ * Compatibility ("can a reader schema parse what the writer wrote?"), the main rules Confluent applies:
+ * - the package must not change; a message of the writer that the reader lacks fails (MESSAGE_REMOVED);
+ * - fields are matched by number: a changed scalar type fails unless both are in one wire-compatible group
+ *   (int32/uint32/int64/uint64/bool; sint32/sint64; fixed32/sfixed32; fixed64/sfixed64; string/bytes), a
+ *   changed message or enum type fails, a change between singular and repeated (or map) fails;
+ * - added and removed fields are fine, except proto2 `required` ones;
+ * - a field moved into an existing oneof, or several fields moved into a new oneof, fails;
+ * - renamed fields and added or removed enum values are fine.
+ */
+import protobuf from 'protobufjs';
+import descriptorNamespace from 'protobufjs/ext/descriptor/index.js';
+import { invalidSchema } from '../errors.js';
+import type { ParsedSchema, ResolvedReference, SchemaFormat } from './format.js';
+
+export interface ParsedProtobuf extends ParsedSchema {
+  readonly schemaType: 'PROTOBUF';
+  readonly root: protobuf.Root;
+  readonly pkg: string;
+  /** Full names (no leading dot) of the messages this schema itself defines. */
+  readonly messages: readonly string[];
+}
+
+/** protobufjs's descriptor extension exports the `google.protobuf` namespace of descriptor.proto. */
+const descriptor = descriptorNamespace as unknown as { readonly FileDescriptorProto: protobuf.Type };
+
+const WIRE_GROUPS: readonly (readonly string[])[] = [
+  ['int32', 'uint32', 'int64', 'uint64', 'bool'],
+  ['sint32', 'sint64'],
+  ['fixed32', 'sfixed32'],
+  ['fixed64', 'sfixed64'],
+  ['string', 'bytes'],
+];
+const SCALARS = new Set(['double', 'float', ...WIRE_GROUPS.flat()]);
+
+interface FileDescriptorLike {
+  readonly package?: string;
+  readonly syntax?: string;
+  readonly dependency?: readonly string[];
+  readonly messageType?: readonly unknown[];
+  readonly enumType?: readonly unknown[];
+}
+
+export const PROTOBUF_FORMAT: SchemaFormat<ParsedProtobuf> = {
+  schemaType: 'PROTOBUF',
+  parse(schema: string, references: readonly ResolvedReference[]): ParsedProtobuf {
+    const root = new protobuf.Root();
+    const imports = new Set<string>();
+    for (const ref of references) {
+      if (ref.schemaType !== 'PROTOBUF') throw invalidSchema(`reference '${ref.name}' is a ${ref.schemaType} schema; a Protobuf schema can only import Protobuf schemas`);
+      addFile(root, ref.schema, `reference '${ref.name}'`, imports);
+    }
+    const before = new Set(allMessages(root));
+    const pkg = addFile(root, schema, 'the schema', imports);
+    for (const name of imports) {
+      if (!name.startsWith('google/protobuf/')) continue;
+      const common = protobuf.common.get(name) as { nested?: protobuf.INamespace['nested'] } | null;
+      if (common?.nested) root.addJSON(common.nested);
+    }
+    try {
+      root.resolveAll();
+    } catch (err) {
+      throw invalidSchema(`the Protobuf schema does not resolve (${(err as Error).message}); imports need a reference named by their path`);
+    }
+    const messages = allMessages(root).filter((m) => !before.has(m) && !m.startsWith('google.protobuf.'));
+    return { schemaType: 'PROTOBUF', canonical: schema.trim(), root, pkg, messages };
+  },
+  readerIncompatibilities(reader: ParsedProtobuf, writer: ParsedProtobuf): string[] {
+    const problems: string[] = [];
+    if (reader.pkg !== writer.pkg) problems.push(`package changed from '${writer.pkg}' to '${reader.pkg}'`);
+    for (const name of writer.messages) {
+      const w = writer.root.lookup(name);
+      const r = reader.root.lookup(reader.pkg === writer.pkg ? name : name.replace(writer.pkg, reader.pkg));
+      if (!(w instanceof protobuf.Type)) continue;
+      if (!(r instanceof protobuf.Type)) {
+        problems.push(`message ${name} removed`);
+        continue;
+      }
+      checkMessage(r, w, name, problems);
+    }
+    return problems;
+  },
+};
+
+function looksLikeBase64Descriptor(text: string): boolean {
+  const t = text.trim();
+  return t.length > 0 && /^[A-Za-z0-9+/=\r\n]+$/.test(t) && !/\b(message|syntax|enum|package)\b/.test(t);
+}
+
+/** Adds one file to the root; returns its package. */
+function addFile(root: protobuf.Root, text: string, what: string, imports: Set<string>): string {
+  if (looksLikeBase64Descriptor(text)) {
+    let fd: FileDescriptorLike;
+    try {
+      fd = descriptor.FileDescriptorProto.decode(Buffer.from(text.trim(), 'base64')) as unknown as FileDescriptorLike;
+    } catch (err) {
+      throw invalidSchema(`${what} is neither .proto text nor a base64 FileDescriptorProto (${(err as Error).message})`);
+    }
+    const pkg = fd.package ?? '';
+    const ns = pkg === '' ? root : root.define(pkg);
+    const syntax = fd.syntax === 'proto3' ? 'proto3' : 'proto2';
+    try {
+      for (const m of fd.messageType ?? []) ns.add((protobuf.Type as unknown as { fromDescriptor(d: unknown, s: string): protobuf.Type }).fromDescriptor(m, syntax));
+      for (const e of fd.enumType ?? []) ns.add((protobuf.Enum as unknown as { fromDescriptor(d: unknown): protobuf.Enum }).fromDescriptor(e));
+    } catch (err) {
+      throw invalidSchema(`${what}: the FileDescriptorProto is not valid (${(err as Error).message})`);
+    }
+    for (const d of fd.dependency ?? []) imports.add(d);
+    return pkg;
+  }
+  let parsed: protobuf.IParserResult;
+  try {
+    parsed = protobuf.parse(text, root, { keepCase: true });
+  } catch (err) {
+    throw invalidSchema(`${what} is not valid .proto text (${(err as Error).message})`);
+  }
+  for (const d of [...(parsed.imports ?? []), ...(parsed.weakImports ?? [])]) imports.add(d);
+  return parsed.package ?? '';
+}
+
+function allMessages(ns: protobuf.NamespaceBase): string[] {
+  const out: string[] = [];
+  for (const child of ns.nestedArray) {
+    if (child instanceof protobuf.Type) out.push(child.fullName.replace(/^\./, ''));
+    if (child instanceof protobuf.Namespace || child instanceof protobuf.Type) out.push(...allMessages(child));
+  }
+  return out;
+}
+
+function fieldKind(f: protobuf.Field): string {
+  if (f.map) return `map<${(f as unknown as protobuf.MapField).keyType},${typeName(f)}>`;
+  return typeName(f);
+}
+
+function typeName(f: protobuf.Field): string {
+  if (SCALARS.has(f.type)) return f.type;
+  return f.resolvedType?.fullName.replace(/^\./, '') ?? f.type;
+}
+
+function shape(f: protobuf.Field): string {
+  return f.map ? 'map' : f.repeated ? 'repeated' : 'singular';
+}
+
+function checkMessage(reader: protobuf.Type, writer: protobuf.Type, name: string, problems: string[]): void {
+  const readerFields = new Map(reader.fieldsArray.map((f) => [f.id, f]));
+  const writerFields = new Map(writer.fieldsArray.map((f) => [f.id, f]));
+  for (const [id, w] of writerFields) {
+    const r = readerFields.get(id);
+    if (r === undefined) {
+      if (w.required) problems.push(`${name}: required field ${w.name} (${id}) removed`);
+      continue;
+    }
+    if (shape(r) !== shape(w)) problems.push(`${name}: field ${id} changed from ${shape(w)} to ${shape(r)}`);
+    const rk = fieldKind(r);
+    const wk = fieldKind(w);
+    if (rk !== wk) {
+      const bothScalar = SCALARS.has(r.type) && SCALARS.has(w.type) && !r.map && !w.map;
+      const sameGroup = bothScalar && WIRE_GROUPS.some((g) => g.includes(r.type) && g.includes(w.type));
+      if (!sameGroup) problems.push(`${name}: field ${id} changed type from ${wk} to ${rk}`);
+    }
+    if (r.required && !w.required) problems.push(`${name}: field ${r.name} (${id}) became required`);
+    const rOneof = r.partOf?.name;
+    const wOneof = w.partOf?.name;
+    if (rOneof !== undefined && wOneof === undefined) {
+      const existing = writer.oneofsArray.some((o) => o.name === rOneof);
+      const moved = (reader.oneofs?.[rOneof]?.fieldsArray ?? []).filter((f) => writerFields.has(f.id) && writerFields.get(f.id)?.partOf === null).length;
+      if (existing) problems.push(`${name}: field ${r.name} (${id}) moved into the existing oneof ${rOneof}`);
+      else if (moved > 1) problems.push(`${name}: several fields moved into the new oneof ${rOneof}`);
+    }
+  }
+  for (const [id, r] of readerFields) {
+    if (!writerFields.has(id) && r.required) problems.push(`${name}: required field ${r.name} (${id}) added`);
+  }
+}
