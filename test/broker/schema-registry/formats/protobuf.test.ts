@@ -1,0 +1,71 @@
+// Protobuf compatibility by field number, in both schema forms clients send (.proto text and a base64
+// FileDescriptorProto).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import protobuf from 'protobufjs';
+import descriptorNamespace from 'protobufjs/ext/descriptor/index.js';
+import { PROTOBUF_FORMAT } from '../../../../broker/schema-registry/formats/protobuf.js';
+import { RegistryError } from '../../../../broker/schema-registry/errors.js';
+
+const p = (body: string, pkg = 'floe.t') => PROTOBUF_FORMAT.parse(`syntax = "proto3";\npackage ${pkg};\n${body}`, []);
+const canRead = (reader: string, writer: string) => PROTOBUF_FORMAT.readerIncompatibilities(p(reader), p(writer));
+
+test('added, removed and renamed fields are fine', () => {
+  const w = 'message M { int32 a = 1; string b = 2; }';
+  assert.deepEqual(canRead('message M { int32 a = 1; string b = 2; bool c = 3; }', w), []);
+  assert.deepEqual(canRead('message M { int32 a = 1; }', w), []);
+  assert.deepEqual(canRead('message M { int32 renamed = 1; string b = 2; }', w), []);
+});
+
+test('type changes: only within a wire-compatible group', () => {
+  assert.deepEqual(canRead('message M { int64 a = 1; }', 'message M { int32 a = 1; }'), [], 'int32 to int64');
+  assert.deepEqual(canRead('message M { bytes a = 1; }', 'message M { string a = 1; }'), [], 'string to bytes');
+  assert.match(canRead('message M { string a = 1; }', 'message M { int32 a = 1; }').join(), /field 1 changed type from int32 to string/);
+  assert.match(canRead('message M { sint32 a = 1; }', 'message M { int32 a = 1; }').join(), /changed type/);
+  assert.match(canRead('message M { N a = 1; } message N { int32 x = 1; } message O { int32 x = 1; }', 'message M { O a = 1; } message N { int32 x = 1; } message O { int32 x = 1; }').join(), /changed type from floe.t.O to floe.t.N/);
+  assert.match(canRead('message M { repeated int32 a = 1; }', 'message M { int32 a = 1; }').join(), /singular to repeated/);
+});
+
+test('removed messages, package changes, oneofs and proto2 required fields', () => {
+  assert.match(canRead('message M { int32 a = 1; }', 'message M { int32 a = 1; } message N { int32 b = 1; }').join(), /message floe.t.N removed/);
+  assert.match(PROTOBUF_FORMAT.readerIncompatibilities(p('message M { int32 a = 1; }', 'floe.other'), p('message M { int32 a = 1; }')).join(), /package changed/);
+  assert.match(canRead('message M { oneof o { int32 a = 1; string b = 2; } }', 'message M { oneof o { string b = 2; } int32 a = 1; }').join(), /moved into the existing oneof o/);
+  assert.match(canRead('message M { oneof o { int32 a = 1; string b = 2; } }', 'message M { int32 a = 1; string b = 2; }').join(), /several fields moved into the new oneof/);
+  assert.deepEqual(canRead('message M { oneof o { int32 a = 1; } }', 'message M { int32 a = 1; }'), [], 'one field into a new oneof is fine');
+  const p2 = (body: string) => PROTOBUF_FORMAT.parse(`syntax = "proto2";\npackage floe.t;\n${body}`, []);
+  assert.match(PROTOBUF_FORMAT.readerIncompatibilities(p2('message M { optional int32 a = 1; required int32 b = 2; }'), p2('message M { optional int32 a = 1; }')).join(), /required field b \(2\) added/);
+  assert.match(PROTOBUF_FORMAT.readerIncompatibilities(p2('message M { optional int32 a = 1; }'), p2('message M { optional int32 a = 1; required int32 b = 2; }')).join(), /required field b \(2\) removed/);
+});
+
+test('a base64 FileDescriptorProto parses and compares like its .proto text', () => {
+  const text = 'syntax = "proto3";\npackage floe.t;\nimport "google/protobuf/timestamp.proto";\nmessage M { int32 a = 1; google.protobuf.Timestamp at = 2; }\n';
+  const descriptor = descriptorNamespace as unknown as { FileDescriptorProto: protobuf.Type };
+  const file = {
+    name: 'floe/t.proto',
+    package: 'floe.t',
+    syntax: 'proto3',
+    dependency: ['google/protobuf/timestamp.proto'],
+    messageType: [
+      {
+        name: 'M',
+        field: [
+          { name: 'a', number: 1, type: 'TYPE_INT32', label: 'LABEL_OPTIONAL' },
+          { name: 'at', number: 2, type: 'TYPE_MESSAGE', typeName: '.google.protobuf.Timestamp', label: 'LABEL_OPTIONAL' },
+        ],
+      },
+    ],
+  };
+  const b64 = Buffer.from(descriptor.FileDescriptorProto.encode(descriptor.FileDescriptorProto.fromObject(file)).finish()).toString('base64');
+  const fromB64 = PROTOBUF_FORMAT.parse(b64, []);
+  const fromText = PROTOBUF_FORMAT.parse(text, []);
+  assert.deepEqual(fromB64.messages, ['floe.t.M']);
+  assert.deepEqual(PROTOBUF_FORMAT.readerIncompatibilities(fromB64, fromText), []);
+  assert.deepEqual(PROTOBUF_FORMAT.readerIncompatibilities(fromText, fromB64), []);
+  assert.equal(fromB64.canonical, b64, 'stored as sent');
+});
+
+test('invalid schemas are refused with 42201', () => {
+  for (const bad of ['syntax = "proto3"; message {', 'syntax = "proto3"; message M { Nope a = 1; }', 'syntax = "proto3"; import "other.proto"; message M { other.T a = 1; }']) {
+    assert.throws(() => PROTOBUF_FORMAT.parse(bad, []), (e: unknown) => e instanceof RegistryError && e.errorCode === 42201, bad);
+  }
+});
