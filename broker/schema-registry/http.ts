@@ -227,24 +227,26 @@ export function parseSchemaRequest(body: unknown): SchemaRequest {
 
 // -- responses ----------------------------------------------------------------------------------------
 
-function schemaFields(v: Pick<SubjectVersion, 'schemaType' | 'schema' | 'references' | 'metadata' | 'ruleSet'>): Record<string, unknown> {
+function schemaFields(v: Pick<SubjectVersion, 'schemaType' | 'schema' | 'references' | 'metadata' | 'ruleSet'>, schema = v.schema): Record<string, unknown> {
   return {
     ...(v.schemaType === 'AVRO' ? {} : { schemaType: v.schemaType }),
     ...(v.references.length > 0 ? { references: v.references } : {}),
     ...(v.metadata !== undefined ? { metadata: v.metadata } : {}),
     ...(v.ruleSet !== undefined ? { ruleSet: v.ruleSet } : {}),
-    schema: v.schema,
+    schema,
   };
 }
 
-export function versionJson(v: SubjectVersion): Record<string, unknown> {
-  return { subject: v.subject, version: v.version, id: v.id, ...schemaFields(v), ...(v.deleted ? { deleted: true } : {}) };
+export function versionJson(v: SubjectVersion, schema = v.schema): Record<string, unknown> {
+  return { subject: v.subject, version: v.version, id: v.id, ...schemaFields(v, schema), ...(v.deleted ? { deleted: true } : {}) };
 }
 
 // -- routes -------------------------------------------------------------------------------------------
 
 function buildRoutes(store: SchemaStore): Route[] {
   const state = store.state;
+  /** A version as GET serves it: the schema in the form `?format=` asks for. */
+  const served = (v: SubjectVersion, query: URLSearchParams) => versionJson(v, store.renderSchema(v, query.get('format') ?? undefined));
   const subjectsList = (query: URLSearchParams): string[] => {
     const prefix = query.get('subjectPrefix') ?? '';
     const deletedOnly = bool(query, 'deletedOnly');
@@ -284,13 +286,13 @@ function buildRoutes(store: SchemaStore): Route[] {
     {
       path: ['subjects', ':p', 'versions', ':p'],
       methods: {
-        GET: ({ params, query }) => ({ json: versionJson(store.getVersion(subjectParam(params[0]), parseVersion(params[1]), bool(query, 'deleted'))) }),
+        GET: ({ params, query }) => ({ json: served(store.getVersion(subjectParam(params[0]), parseVersion(params[1]), bool(query, 'deleted')), query) }),
         DELETE: async ({ params, query }) => ({ json: await store.deleteVersion(subjectParam(params[0]), parseVersion(params[1]), bool(query, 'permanent')) }),
       },
     },
     {
       path: ['subjects', ':p', 'versions', ':p', 'schema'],
-      methods: { GET: ({ params, query }) => ({ text: store.getVersion(subjectParam(params[0]), parseVersion(params[1]), bool(query, 'deleted')).schema }) },
+      methods: { GET: ({ params, query }) => ({ text: store.renderSchema(store.getVersion(subjectParam(params[0]), parseVersion(params[1]), bool(query, 'deleted')), query.get('format') ?? undefined) }) },
     },
     {
       path: ['subjects', ':p', 'versions', ':p', 'referencedby'],
@@ -314,7 +316,7 @@ function buildRoutes(store: SchemaStore): Route[] {
             .flatMap((s) => (latestOnly ? [state.latestVersion(s, deleted)].filter((v): v is SubjectVersion => v !== undefined) : state.versions(s, deleted)));
           const offset = Math.max(0, Number(query.get('offset') ?? 0) || 0);
           const limit = Number(query.get('limit') ?? -1);
-          return { json: all.slice(offset, limit > 0 ? offset + limit : undefined).map(versionJson) };
+          return { json: all.slice(offset, limit > 0 ? offset + limit : undefined).map((v) => served(v, query)) };
         },
       },
     },
@@ -326,18 +328,18 @@ function buildRoutes(store: SchemaStore): Route[] {
           const id = parseId(params[0]);
           const c = state.schemaById(id);
           if (!c) throw new RegistryError('SCHEMA_NOT_FOUND', `Schema ${id} not found`);
-          return { json: { ...schemaFields(c), ...(bool(query, 'fetchMaxId') ? { maxId: state.maxId } : {}) } };
+          return { json: { ...schemaFields(c, store.renderSchema(c, query.get('format') ?? undefined)), ...(bool(query, 'fetchMaxId') ? { maxId: state.maxId } : {}) } };
         },
       },
     },
     {
       path: ['schemas', 'ids', ':p', 'schema'],
       methods: {
-        GET: ({ params }) => {
+        GET: ({ params, query }) => {
           const id = parseId(params[0]);
           const c = state.schemaById(id);
           if (!c) throw new RegistryError('SCHEMA_NOT_FOUND', `Schema ${id} not found`);
-          return { text: c.schema };
+          return { text: store.renderSchema(c, query.get('format') ?? undefined) };
         },
       },
     },

@@ -11,10 +11,12 @@
 import { checkCompatibility, type CompatibilityResult } from './compatibility.js';
 import { invalidSchema, RegistryError, schemaNotFound, subjectNotFound, versionNotFound } from './errors.js';
 import { SCHEMA_FORMATS, type ParsedSchema, type ResolvedReference } from './formats/index.js';
-import type { CompatibilityLevel, Mode, SchemaReference, SchemaType, SubjectVersion } from './model.js';
+import type { CompatibilityLevel, Mode, SchemaContent, SchemaReference, SchemaType, SubjectVersion } from './model.js';
 import { decodeRecord, encodeRecord, type RegistryRecord } from './records.js';
 import type { RegistryLog } from './schema-log.js';
-import { RegistryState } from './state.js';
+import { contentKey, RegistryState } from './state.js';
+
+const RENDER_CACHE_ENTRIES = 1000;
 
 /** A schema as a request carries it. */
 export interface SchemaRequest {
@@ -34,6 +36,7 @@ export type VersionSelector = number | 'latest';
 export class SchemaStore {
   readonly state = new RegistryState();
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly rendered = new Map<string, string>();
 
   private constructor(private readonly log: RegistryLog) {}
 
@@ -93,6 +96,27 @@ export class SchemaStore {
 
   parse(req: Pick<SchemaRequest, 'schema' | 'schemaType' | 'references'>): ParsedSchema {
     return SCHEMA_FORMATS[req.schemaType].parse(req.schema, this.resolveReferences(req.references));
+  }
+
+  /**
+   * The schema text to serve for `?format=`: the stored text, or for Protobuf the other form when asked
+   * (`serialized`: base64 FileDescriptorProto; default: .proto text). Cached per content and format.
+   */
+  renderSchema(c: SchemaContent, format: string | undefined): string {
+    const render = SCHEMA_FORMATS[c.schemaType].render;
+    if (!render) return c.schema;
+    const key = `${format ?? ''}\u0000${contentKey(c)}`;
+    let text = this.rendered.get(key);
+    if (text === undefined) {
+      try {
+        text = render(this.parse(c), format);
+      } catch {
+        text = c.schema; // a schema that no longer parses (a reference was deleted) is served as stored
+      }
+      if (this.rendered.size >= RENDER_CACHE_ENTRIES) this.rendered.delete(this.rendered.keys().next().value as string);
+      this.rendered.set(key, text);
+    }
+    return text;
   }
 
   private parseStored(v: SubjectVersion): ParsedSchema {

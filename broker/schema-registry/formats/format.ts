@@ -28,4 +28,9 @@ export interface SchemaFormat<P extends ParsedSchema = ParsedSchema> {
   parse(schema: string, references: readonly ResolvedReference[]): P;
   /** Why data written with `writer` cannot be read with `reader`: one message per problem, empty when it can. */
   readerIncompatibilities(reader: P, writer: P): string[];
+  /**
+   * The schema text to serve for a `?format=` (Protobuf: `serialized` for a base64 FileDescriptorProto, else
+   * .proto text). Formats without other forms leave it out and serve the canonical text.
+   */
+  render?(parsed: P, format: string | undefined): string;
 }

@@ -18,6 +18,7 @@ import protobuf from 'protobufjs';
 import descriptorNamespace from 'protobufjs/ext/descriptor/index.js';
 import { invalidSchema } from '../errors.js';
 import type { ParsedSchema, ResolvedReference, SchemaFormat } from './format.js';
+import { toProtoText, toSerialized, type ProtoFile } from './protobuf-text.js';
 
 export interface ParsedProtobuf extends ParsedSchema {
   readonly schemaType: 'PROTOBUF';
@@ -25,6 +26,10 @@ export interface ParsedProtobuf extends ParsedSchema {
   readonly pkg: string;
   /** Full names (no leading dot) of the messages this schema itself defines. */
   readonly messages: readonly string[];
+  /** The schema's own file, for serving it in the other form. */
+  readonly file: ProtoFile;
+  /** The form it was registered in. */
+  readonly form: 'text' | 'serialized';
 }
 
 /** protobufjs's descriptor extension exports the `google.protobuf` namespace of descriptor.proto. */
@@ -57,7 +62,11 @@ export const PROTOBUF_FORMAT: SchemaFormat<ParsedProtobuf> = {
       addFile(root, ref.schema, `reference '${ref.name}'`, imports);
     }
     const before = new Set(allMessages(root));
-    const pkg = addFile(root, schema, 'the schema', imports);
+    const ownImports = new Set<string>();
+    const topBefore = new Set(topLevel(root));
+    const { pkg, syntax } = addFile(root, schema, 'the schema', ownImports);
+    for (const i of ownImports) imports.add(i);
+    const types = topLevel(root).filter((t) => !topBefore.has(t));
     for (const name of imports) {
       if (!name.startsWith('google/protobuf/')) continue;
       const common = protobuf.common.get(name) as { nested?: protobuf.INamespace['nested'] } | null;
@@ -69,7 +78,12 @@ export const PROTOBUF_FORMAT: SchemaFormat<ParsedProtobuf> = {
       throw invalidSchema(`the Protobuf schema does not resolve (${(err as Error).message}); imports need a reference named by their path`);
     }
     const messages = allMessages(root).filter((m) => !before.has(m) && !m.startsWith('google.protobuf.'));
-    return { schemaType: 'PROTOBUF', canonical: schema.trim(), root, pkg, messages };
+    const file: ProtoFile = { syntax, pkg, imports: [...ownImports], types };
+    return { schemaType: 'PROTOBUF', canonical: schema.trim(), root, pkg, messages, file, form: looksLikeBase64Descriptor(schema) ? 'serialized' : 'text' };
+  },
+  render(parsed: ParsedProtobuf, format: string | undefined): string {
+    if (format === 'serialized') return parsed.form === 'serialized' ? parsed.canonical : toSerialized(parsed.root, parsed.file);
+    return parsed.form === 'text' ? parsed.canonical : toProtoText(parsed.file);
   },
   readerIncompatibilities(reader: ParsedProtobuf, writer: ParsedProtobuf): string[] {
     const problems: string[] = [];
@@ -93,8 +107,21 @@ function looksLikeBase64Descriptor(text: string): boolean {
   return t.length > 0 && /^[A-Za-z0-9+/=\r\n]+$/.test(t) && !/\b(message|syntax|enum|package)\b/.test(t);
 }
 
-/** Adds one file to the root; returns its package. */
-function addFile(root: protobuf.Root, text: string, what: string, imports: Set<string>): string {
+/** The messages and enums directly under every namespace of the root (packages included), as objects. */
+function topLevel(root: protobuf.Root): (protobuf.Type | protobuf.Enum)[] {
+  const out: (protobuf.Type | protobuf.Enum)[] = [];
+  const walk = (ns: protobuf.NamespaceBase) => {
+    for (const child of ns.nestedArray) {
+      if (child instanceof protobuf.Type || child instanceof protobuf.Enum) out.push(child);
+      else if (child instanceof protobuf.Namespace) walk(child);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** Adds one file to the root; returns its package and syntax. */
+function addFile(root: protobuf.Root, text: string, what: string, imports: Set<string>): { pkg: string; syntax: 'proto2' | 'proto3' } {
   if (looksLikeBase64Descriptor(text)) {
     let fd: FileDescriptorLike;
     try {
@@ -112,7 +139,7 @@ function addFile(root: protobuf.Root, text: string, what: string, imports: Set<s
       throw invalidSchema(`${what}: the FileDescriptorProto is not valid (${(err as Error).message})`);
     }
     for (const d of fd.dependency ?? []) imports.add(d);
-    return pkg;
+    return { pkg, syntax };
   }
   let parsed: protobuf.IParserResult;
   try {
@@ -121,7 +148,7 @@ function addFile(root: protobuf.Root, text: string, what: string, imports: Set<s
     throw invalidSchema(`${what} is not valid .proto text (${(err as Error).message})`);
   }
   for (const d of [...(parsed.imports ?? []), ...(parsed.weakImports ?? [])]) imports.add(d);
-  return parsed.package ?? '';
+  return { pkg: parsed.package ?? '', syntax: /\bsyntax\s*=\s*["']proto3["']/.test(text) ? 'proto3' : 'proto2' };
 }
 
 function allMessages(ns: protobuf.NamespaceBase): string[] {

@@ -18,6 +18,7 @@ import {
   SerdeType,
 } from '@confluentinc/schemaregistry';
 import { Kafka, logLevel } from 'kafkajs';
+import protobuf from 'protobufjs';
 import { startRegistryBroker } from './registry-broker.js';
 
 /** Produces `value` to `topic` through Floe and reads it back, so the bytes really travel as a Kafka record. */
@@ -111,6 +112,20 @@ test('@confluentinc/schemaregistry serializers and client against Floe', { timeo
     assert.deepEqual(decoded.tags, ['a', 'b']);
     const meta = await client.getLatestSchemaMetadata('js-proto-value');
     assert.equal(meta.schemaType, 'PROTOBUF');
+  });
+
+  await t.test('Protobuf registered as .proto text decodes with the deserializer (served to it as a FileDescriptorProto)', async () => {
+    const text = 'syntax = "proto3";\npackage floe.text;\nmessage Note {\n  string body = 1;\n  repeated int32 marks = 2;\n  map<string, string> attrs = 3;\n}\n';
+    const id = await client.register('js-proto-text-value', { schemaType: 'PROTOBUF', schema: text });
+    const Note = protobuf.parse(text).root.lookupType('floe.text.Note');
+    const payload = Buffer.from(Note.encode(Note.fromObject({ body: 'hi', marks: [1, 2], attrs: { k: 'v' } })).finish());
+    const header = Buffer.alloc(6);
+    header.writeInt32BE(id, 1); // magic 0, the id, then message index 0 (the first message), one zero byte
+    const de = new ProtobufDeserializer(new SchemaRegistryClient({ baseURLs: [broker.registryUrl] }), SerdeType.VALUE, {});
+    const decoded = (await de.deserialize('js-proto-text', Buffer.concat([header, payload]))) as { body: string; marks: number[]; attrs: Record<string, string> };
+    assert.equal(decoded.body, 'hi');
+    assert.deepEqual(decoded.marks, [1, 2]);
+    assert.deepEqual({ ...decoded.attrs }, { k: 'v' });
   });
 
   await t.test('client admin calls: ids are global, lookups, compatibility, config, deletes', async () => {

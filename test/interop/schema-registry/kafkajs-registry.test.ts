@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { Kafka, logLevel } from 'kafkajs';
+import protobuf from 'protobufjs';
+import descriptorNamespace from 'protobufjs/ext/descriptor/index.js';
 import { startRegistryBroker } from './registry-broker.js';
 
 test('@kafkajs/confluent-schema-registry against Floe', { timeout: 120_000 }, async (t) => {
@@ -40,6 +42,17 @@ test('@kafkajs/confluent-schema-registry against Floe', { timeout: 120_000 }, as
   const decoded = (await registry.decode(await roundTrip('kjs-proto', await registry.encode(proto.id, { host: 'h1', at: 5 })))) as { host: string; at: unknown };
   assert.equal(decoded.host, 'h1');
   assert.equal(Number(decoded.at), 5);
+
+  // A Protobuf schema registered as a base64 FileDescriptorProto (as Confluent's serializers send it): this
+  // client parses .proto text, which the registry serves by default.
+  const descriptor = descriptorNamespace as unknown as { FileDescriptorProto: protobuf.Type };
+  const fdp = { name: 'floe/b64.proto', package: 'floe.b64', syntax: 'proto3', messageType: [{ name: 'Tick', field: [{ name: 'n', number: 1, type: 'TYPE_INT32', label: 'LABEL_OPTIONAL' }, { name: 'tags', number: 2, type: 'TYPE_STRING', label: 'LABEL_REPEATED' }] }] };
+  const b64 = Buffer.from(descriptor.FileDescriptorProto.encode(descriptor.FileDescriptorProto.fromObject(fdp)).finish()).toString('base64');
+  const reg = await fetch(`${broker.registryUrl}/subjects/kjs-b64-value/versions`, { method: 'POST', headers: { 'Content-Type': 'application/vnd.schemaregistry.v1+json' }, body: JSON.stringify({ schemaType: 'PROTOBUF', schema: b64 }) });
+  const b64Id = ((await reg.json()) as { id: number }).id;
+  const tick = (await registry.decode(await roundTrip('kjs-b64', await registry.encode(b64Id, { n: 9, tags: ['x'] })))) as { n: number; tags: string[] };
+  assert.equal(tick.n, 9);
+  assert.deepEqual([...tick.tags], ['x']);
 
   assert.equal(await registry.getLatestSchemaId('floe.kjs.Click'), 1, 'the default subject is the record\'s full name');
   assert.equal(await registry.getRegistryId('kjs-json-value', 1), json.id);

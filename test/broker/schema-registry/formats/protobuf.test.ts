@@ -69,3 +69,22 @@ test('invalid schemas are refused with 42201', () => {
     assert.throws(() => PROTOBUF_FORMAT.parse(bad, []), (e: unknown) => e instanceof RegistryError && e.errorCode === 42201, bad);
   }
 });
+
+test('each form renders as the other and parses back to the same schema', () => {
+  const text = 'syntax = "proto3";\npackage floe.r;\nimport "google/protobuf/timestamp.proto";\nmessage Outer {\n  message Inner { int32 x = 1; }\n  enum Kind { A = 0; B = 1; }\n  Inner inner = 1;\n  Kind kind = 2;\n  map<string, int64> counts = 3;\n  oneof choice { string s = 4; int32 i = 5; }\n  optional string maybe = 6;\n  repeated google.protobuf.Timestamp at = 7;\n}\nenum Top { T0 = 0; }\n';
+  const fromText = PROTOBUF_FORMAT.parse(text, []);
+  assert.equal(PROTOBUF_FORMAT.render?.(fromText, undefined), text.trim(), 'text is served as registered');
+  const serialized = PROTOBUF_FORMAT.render?.(fromText, 'serialized') ?? '';
+  const fromSerialized = PROTOBUF_FORMAT.parse(serialized, []);
+  assert.deepEqual([...fromSerialized.messages].sort(), [...fromText.messages].sort());
+  assert.deepEqual(PROTOBUF_FORMAT.readerIncompatibilities(fromSerialized, fromText), []);
+  assert.deepEqual(PROTOBUF_FORMAT.readerIncompatibilities(fromText, fromSerialized), []);
+  const printed = PROTOBUF_FORMAT.render?.(fromSerialized, undefined) ?? '';
+  assert.match(printed, /^syntax = "proto3";\npackage floe\.r;\nimport "google\/protobuf\/timestamp\.proto";/);
+  const reparsed = PROTOBUF_FORMAT.parse(printed, []);
+  assert.deepEqual(PROTOBUF_FORMAT.readerIncompatibilities(reparsed, fromText), [], `the printed text is the same schema:\n${printed}`);
+  assert.deepEqual(PROTOBUF_FORMAT.readerIncompatibilities(fromText, reparsed), []);
+  assert.match(printed, /optional string maybe = 6;/);
+  assert.match(printed, /oneof choice \{/);
+  assert.equal(PROTOBUF_FORMAT.render?.(fromSerialized, 'serialized'), serialized, 'serialized is served as registered');
+});
