@@ -16,7 +16,7 @@ import { decodeRecord, encodeRecord, type RegistryRecord } from './records.js';
 import type { RegistryLog } from './schema-log.js';
 import { contentKey, RegistryState } from './state.js';
 
-const RENDER_CACHE_ENTRIES = 1000;
+const CACHE_ENTRIES = 1000;
 
 /** A schema as a request carries it. */
 export interface SchemaRequest {
@@ -37,6 +37,8 @@ export class SchemaStore {
   readonly state = new RegistryState();
   private queue: Promise<unknown> = Promise.resolve();
   private readonly rendered = new Map<string, string>();
+  /** Parsed stored schemas: compatibility checks parse every earlier version, so each is parsed once. */
+  private readonly parsed = new Map<string, ParsedSchema>();
 
   private constructor(private readonly log: RegistryLog) {}
 
@@ -109,18 +111,24 @@ export class SchemaStore {
     let text = this.rendered.get(key);
     if (text === undefined) {
       try {
-        text = render(this.parse(c), format);
+        text = render(this.parseStored(c), format);
       } catch {
         text = c.schema; // a schema that no longer parses (a reference was deleted) is served as stored
       }
-      if (this.rendered.size >= RENDER_CACHE_ENTRIES) this.rendered.delete(this.rendered.keys().next().value as string);
-      this.rendered.set(key, text);
+      remember(this.rendered, key, text);
     }
     return text;
   }
 
-  private parseStored(v: SubjectVersion): ParsedSchema {
-    return this.parse(v);
+  /** A stored schema parsed (its references are pinned, so the result never changes), cached. */
+  private parseStored(c: SchemaContent): ParsedSchema {
+    const key = contentKey(c);
+    let p = this.parsed.get(key);
+    if (p === undefined) {
+      p = this.parse(c);
+      remember(this.parsed, key, p);
+    }
+    return p;
   }
 
   // -- registration -----------------------------------------------------------------------------------
@@ -292,6 +300,12 @@ export class SchemaStore {
       return { records: this.state.modeOf(subject) === undefined ? [] : [{ kind: 'MODE', subject, value: null }], result: before };
     });
   }
+}
+
+/** Adds to a bounded cache, dropping the oldest entry when full. */
+function remember<V>(cache: Map<string, V>, key: string, value: V): void {
+  if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+  cache.set(key, value);
 }
 
 function sameRefs(a: readonly SchemaReference[], b: readonly SchemaReference[]): boolean {

@@ -10,12 +10,15 @@ import { startRegistryBroker } from './registry-broker.js';
 
 test('@kafkajs/confluent-schema-registry against Floe', { timeout: 120_000 }, async (t) => {
   const broker = await startRegistryBroker();
-  t.after(() => broker.stop());
   const registry = new SchemaRegistry({ host: broker.registryUrl });
   const kafka = new Kafka({ brokers: [broker.bootstrap], clientId: 'kafkajs-registry', logLevel: logLevel.NOTHING });
   const producer = kafka.producer();
   await producer.connect();
-  t.after(() => producer.disconnect());
+  // node:test runs after-hooks in the order they were added: the producer disconnects before the broker stops.
+  t.after(async () => {
+    await producer.disconnect();
+    await broker.stop();
+  });
 
   const roundTrip = async (topic: string, value: Buffer): Promise<Buffer> => {
     await producer.send({ topic, acks: -1, messages: [{ value }] });
