@@ -251,7 +251,8 @@ function buildRoutes(store: SchemaStore): Route[] {
     const prefix = query.get('subjectPrefix') ?? '';
     const deletedOnly = bool(query, 'deletedOnly');
     const deleted = bool(query, 'deleted') || deletedOnly;
-    return state.subjectNames(deleted).filter((s) => s.startsWith(prefix) && (!deletedOnly || state.versions(s).length === 0 || state.versions(s, true).some((v) => v.deleted)));
+    // deletedOnly: the subjects that are soft-deleted as a whole (no live version left).
+    return state.subjectNames(deleted).filter((s) => s.startsWith(prefix) && (!deletedOnly || state.versions(s).length === 0));
   };
   const compat = (subject: string, selector: VersionSelector | undefined, body: unknown, verbose: boolean) => {
     const r = store.testCompatibility(subject, selector, parseSchemaRequest(body));
@@ -260,6 +261,8 @@ function buildRoutes(store: SchemaStore): Route[] {
   return [
     { path: [], methods: { GET: () => ({ json: {} }) } },
     { path: ['subjects'], methods: { GET: ({ query }) => ({ json: subjectsList(query) }) } },
+    // One context, the default one: clients that list contexts see Confluent's answer for a registry without any.
+    { path: ['contexts'], methods: { GET: () => ({ json: ['.'] }) } },
     {
       path: ['subjects', ':p'],
       methods: {

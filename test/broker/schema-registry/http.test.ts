@@ -27,6 +27,7 @@ test('schema registry REST API', { timeout: 120_000 }, async (t) => {
     assert.deepEqual(root.body, {});
     assert.equal(root.contentType, SR_CONTENT_TYPE);
     assert.deepEqual((await c.get('/schemas/types')).body, ['AVRO', 'JSON', 'PROTOBUF']);
+    assert.deepEqual((await c.get('/contexts')).body, ['.']);
     assertError(await c.get('/nope'), 404, 404, 'unknown path');
     assertError(await c.del('/schemas/types'), 405, 405, 'wrong method');
   });
@@ -201,7 +202,7 @@ test('schema registry REST API', { timeout: 120_000 }, async (t) => {
     assertError(await c.del('/subjects/del-value'), 404, 40404, 'soft subject delete twice');
     assert.ok(!((await c.get('/subjects')).body as string[]).includes('del-value'));
     assert.ok(((await c.get('/subjects?deleted=true')).body as string[]).includes('del-value'));
-    assert.ok(((await c.get('/subjects?deletedOnly=true')).body as string[]).includes('del-value'));
+    assert.deepEqual((await c.get('/subjects?deletedOnly=true')).body, ['del-value'], 'deletedOnly: only subjects deleted as a whole');
     assertError(await c.get('/subjects/del-value/versions'), 404, 40401, 'a soft-deleted subject is not found');
     assert.equal(await c.register('del-value', rec('D', [{ name: 'z', type: 'string' }])) > id1, true, 'a soft-deleted subject takes new versions');
     assert.deepEqual((await c.get('/subjects/del-value/versions')).body, [4], 'versions continue after soft-deleted ones');
@@ -239,9 +240,17 @@ test('schema registry REST API', { timeout: 120_000 }, async (t) => {
     assertError(await c.post('/subjects/proto-order2/versions', { schema: order, schemaType: 'PROTOBUF' }), 422, 42201, 'an import without its reference');
   });
 
-  await t.test('the in-process view answers what HTTP answers', () => {
+  await t.test('the in-process view answers what HTTP answers, and tells listeners after each durable change', async () => {
     const view = broker.broker.services.schemaRegistry?.view;
     assert.ok(view);
+    const seen: (number | undefined)[] = [];
+    const off = view.onChange(() => seen.push(view.latestVersion('watched-value')?.id));
+    const id = await c.register('watched-value', '"double"');
+    assert.deepEqual(seen, [id], 'the listener ran once, after the change was applied');
+    await c.register('watched-value', '"double"');
+    assert.equal(seen.length, 1, 'registering the same schema again changes nothing and tells nobody');
+    off();
+    assert.deepEqual(view.versionsOfId(id).map((v) => v.subject), ['watched-value']);
     assert.equal(view.schemaById(2)?.schema, v2);
     assert.equal(view.latestVersion('users-value')?.version, 2);
     assert.equal(view.subjectVersion('users-value', 1)?.id, 1);
