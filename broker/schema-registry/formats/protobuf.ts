@@ -7,12 +7,15 @@
  *
  * Compatibility ("can a reader schema parse what the writer wrote?"), the main rules Confluent applies:
  * - the package must not change; a message of the writer that the reader lacks fails (MESSAGE_REMOVED);
- * - fields are matched by number: a changed scalar type fails unless both are in one wire-compatible group
- *   (int32/uint32/int64/uint64/bool; sint32/sint64; fixed32/sfixed32; fixed64/sfixed64; string/bytes), a
- *   changed message or enum type fails, a change between singular and repeated (or map) fails;
- * - added and removed fields are fine, except proto2 `required` ones;
- * - a field moved into an existing oneof, or several fields moved into a new oneof, fails;
- * - renamed fields and added or removed enum values are fine.
+ * - fields are matched by number: a change of kind (scalar, message, map) fails; a scalar change fails
+ *   unless both are in one wire-compatible group (int32/uint32/int64/uint64/bool and enums;
+ *   sint32/sint64; fixed32/sfixed32; fixed64/sfixed64; string/bytes; float; double); a message type
+ *   with another name (within its package) fails; map keys and values are compared the same way;
+ *   labels (singular, repeated) are not compared, as in Confluent;
+ * - added and removed fields are fine, except proto2 `required` ones and a field removed from a oneof
+ *   that both schemas have;
+ * - a field moved into an existing oneof, or several fields moved into one oneof, fails;
+ * - renamed fields, added or removed oneofs, and added or removed enums and enum values are fine.
  */
 import protobuf from 'protobufjs';
 import descriptorNamespace from 'protobufjs/ext/descriptor/index.js';
@@ -96,7 +99,7 @@ export const PROTOBUF_FORMAT: SchemaFormat<ParsedProtobuf> = {
         problems.push(`message ${name} removed`);
         continue;
       }
-      checkMessage(r, w, name, problems);
+      checkMessage(r, w, name, problems, reader.pkg, writer.pkg);
     }
     return problems;
   },
@@ -160,48 +163,83 @@ function allMessages(ns: protobuf.NamespaceBase): string[] {
   return out;
 }
 
-function fieldKind(f: protobuf.Field): string {
-  if (f.map) return `map<${(f as unknown as protobuf.MapField).keyType},${typeName(f)}>`;
-  return typeName(f);
+/** A field's kind as Confluent groups them: map, message, or scalar (enums count as scalar int32s). */
+function kind(f: protobuf.Field): 'map' | 'message' | 'scalar' {
+  if (f.map) return 'map';
+  return SCALARS.has(f.type) || f.resolvedType instanceof protobuf.Enum ? 'scalar' : 'message';
 }
 
-function typeName(f: protobuf.Field): string {
-  if (SCALARS.has(f.type)) return f.type;
+function scalarGroup(type: string, resolved: protobuf.ReflectionObject | null): string {
+  if (resolved instanceof protobuf.Enum) return 'int32';
+  return WIRE_GROUPS.find((g) => g.includes(type))?.[0] ?? type;
+}
+
+/** A message type's name within its package (a package change is reported on its own). */
+function localName(t: protobuf.ReflectionObject | null, type: string, pkg: string): string {
+  const full = t?.fullName.replace(/^\./, '') ?? type;
+  return pkg !== '' && full.startsWith(`${pkg}.`) ? full.slice(pkg.length + 1) : full;
+}
+
+/** The real oneof a field is in; proto3 `optional` fields sit in a synthetic one, which does not count. */
+function oneofOf(f: protobuf.Field): string | undefined {
+  const o = f.partOf;
+  if (o === null || (o.fieldsArray.length === 1 && o.name === `_${f.name}`)) return undefined;
+  return o.name;
+}
+
+function describeType(f: protobuf.Field): string {
+  if (f.map) return `map<${(f as unknown as protobuf.MapField).keyType},${f.type}>`;
   return f.resolvedType?.fullName.replace(/^\./, '') ?? f.type;
 }
 
-function shape(f: protobuf.Field): string {
-  return f.map ? 'map' : f.repeated ? 'repeated' : 'singular';
-}
-
-function checkMessage(reader: protobuf.Type, writer: protobuf.Type, name: string, problems: string[]): void {
+/** Compares by field number, `writer` as Confluent's "original" and `reader` as its "update". */
+function checkMessage(reader: protobuf.Type, writer: protobuf.Type, name: string, problems: string[], readerPkg: string, writerPkg: string): void {
   const readerFields = new Map(reader.fieldsArray.map((f) => [f.id, f]));
   const writerFields = new Map(writer.fieldsArray.map((f) => [f.id, f]));
   for (const [id, w] of writerFields) {
     const r = readerFields.get(id);
     if (r === undefined) {
       if (w.required) problems.push(`${name}: required field ${w.name} (${id}) removed`);
+      const wOneof = oneofOf(w);
+      if (wOneof !== undefined && reader.oneofsArray.some((o) => o.name === wOneof)) problems.push(`${name}: field ${w.name} (${id}) removed from oneof ${wOneof}`);
       continue;
     }
-    if (shape(r) !== shape(w)) problems.push(`${name}: field ${id} changed from ${shape(w)} to ${shape(r)}`);
-    const rk = fieldKind(r);
-    const wk = fieldKind(w);
-    if (rk !== wk) {
-      const bothScalar = SCALARS.has(r.type) && SCALARS.has(w.type) && !r.map && !w.map;
-      const sameGroup = bothScalar && WIRE_GROUPS.some((g) => g.includes(r.type) && g.includes(w.type));
-      if (!sameGroup) problems.push(`${name}: field ${id} changed type from ${wk} to ${rk}`);
-    }
-    if (r.required && !w.required) problems.push(`${name}: field ${r.name} (${id}) became required`);
-    const rOneof = r.partOf?.name;
-    const wOneof = w.partOf?.name;
-    if (rOneof !== undefined && wOneof === undefined) {
-      const existing = writer.oneofsArray.some((o) => o.name === rOneof);
-      const moved = (reader.oneofs?.[rOneof]?.fieldsArray ?? []).filter((f) => writerFields.has(f.id) && writerFields.get(f.id)?.partOf === null).length;
-      if (existing) problems.push(`${name}: field ${r.name} (${id}) moved into the existing oneof ${rOneof}`);
-      else if (moved > 1) problems.push(`${name}: several fields moved into the new oneof ${rOneof}`);
-    }
+    compareTypes(r, w, `${name}: field ${id}`, problems, readerPkg, writerPkg);
   }
   for (const [id, r] of readerFields) {
     if (!writerFields.has(id) && r.required) problems.push(`${name}: required field ${r.name} (${id}) added`);
+  }
+  // Fields moving into a oneof of the reader: one top-level field may move into a new oneof, no more.
+  const groups = new Map<string, protobuf.Field[]>();
+  for (const f of reader.fieldsArray) {
+    const o = oneofOf(f);
+    if (o !== undefined) groups.set(o, [...(groups.get(o) ?? []), f]);
+  }
+  for (const [oneof, fields] of groups) {
+    const moved = fields.filter((f) => writerFields.has(f.id) && oneofOf(writerFields.get(f.id) as protobuf.Field) === undefined).length;
+    const existing = fields.filter((f) => writerFields.has(f.id) && oneofOf(writerFields.get(f.id) as protobuf.Field) !== undefined).length;
+    if (moved > 1) problems.push(`${name}: several fields moved into the oneof ${oneof}`);
+    else if (moved === 1 && existing > 0) problems.push(`${name}: a field moved into the existing oneof ${oneof}`);
+  }
+}
+
+function compareTypes(r: protobuf.Field, w: protobuf.Field, at: string, problems: string[], readerPkg: string, writerPkg: string): void {
+  const rk = kind(r);
+  const wk = kind(w);
+  if (rk !== wk) {
+    problems.push(`${at} changed kind from ${wk} (${describeType(w)}) to ${rk} (${describeType(r)})`);
+    return;
+  }
+  if (rk === 'scalar') {
+    if (scalarGroup(r.type, r.resolvedType) !== scalarGroup(w.type, w.resolvedType)) problems.push(`${at} changed type from ${describeType(w)} to ${describeType(r)}`);
+  } else if (rk === 'message') {
+    if (localName(r.resolvedType, r.type, readerPkg) !== localName(w.resolvedType, w.type, writerPkg)) problems.push(`${at} changed type from ${describeType(w)} to ${describeType(r)}`);
+  } else {
+    const rKey = (r as unknown as protobuf.MapField).keyType;
+    const wKey = (w as unknown as protobuf.MapField).keyType;
+    if (scalarGroup(rKey, null) !== scalarGroup(wKey, null)) problems.push(`${at} changed its map key from ${wKey} to ${rKey}`);
+    const rv = SCALARS.has(r.type) || r.resolvedType instanceof protobuf.Enum ? scalarGroup(r.type, r.resolvedType) : `msg:${localName(r.resolvedType, r.type, readerPkg)}`;
+    const wv = SCALARS.has(w.type) || w.resolvedType instanceof protobuf.Enum ? scalarGroup(w.type, w.resolvedType) : `msg:${localName(w.resolvedType, w.type, writerPkg)}`;
+    if (rv !== wv) problems.push(`${at} changed its map value from ${w.type} to ${r.type}`);
   }
 }

@@ -23,14 +23,21 @@ test('type changes: only within a wire-compatible group', () => {
   assert.match(canRead('message M { string a = 1; }', 'message M { int32 a = 1; }').join(), /field 1 changed type from int32 to string/);
   assert.match(canRead('message M { sint32 a = 1; }', 'message M { int32 a = 1; }').join(), /changed type/);
   assert.match(canRead('message M { N a = 1; } message N { int32 x = 1; } message O { int32 x = 1; }', 'message M { O a = 1; } message N { int32 x = 1; } message O { int32 x = 1; }').join(), /changed type from floe.t.O to floe.t.N/);
-  assert.match(canRead('message M { repeated int32 a = 1; }', 'message M { int32 a = 1; }').join(), /singular to repeated/);
+  assert.match(canRead('message M { map<string, int32> a = 1; }', 'message M { string a = 1; }').join(), /changed kind from scalar/);
+  assert.match(canRead('message M { map<string, string> a = 1; }', 'message M { map<string, int32> a = 1; }').join(), /map value/);
+  assert.deepEqual(canRead('message M { repeated int32 a = 1; }', 'message M { int32 a = 1; }'), [], 'labels are not compared, as in Confluent');
+  assert.deepEqual(canRead('message M { E a = 1; } enum E { Z = 0; }', 'message M { int32 a = 1; }'), [], 'an enum is an int32 on the wire');
+  assert.deepEqual(canRead('message M { F a = 1; } enum E { Z = 0; } enum F { Y = 0; }', 'message M { E a = 1; } enum E { Z = 0; } enum F { Y = 0; }'), [], 'one enum for another');
 });
 
 test('removed messages, package changes, oneofs and proto2 required fields', () => {
   assert.match(canRead('message M { int32 a = 1; }', 'message M { int32 a = 1; } message N { int32 b = 1; }').join(), /message floe.t.N removed/);
   assert.match(PROTOBUF_FORMAT.readerIncompatibilities(p('message M { int32 a = 1; }', 'floe.other'), p('message M { int32 a = 1; }')).join(), /package changed/);
   assert.match(canRead('message M { oneof o { int32 a = 1; string b = 2; } }', 'message M { oneof o { string b = 2; } int32 a = 1; }').join(), /moved into the existing oneof o/);
-  assert.match(canRead('message M { oneof o { int32 a = 1; string b = 2; } }', 'message M { int32 a = 1; string b = 2; }').join(), /several fields moved into the new oneof/);
+  assert.match(canRead('message M { oneof o { int32 a = 1; string b = 2; } }', 'message M { int32 a = 1; string b = 2; }').join(), /several fields moved into the oneof o/);
+  assert.match(canRead('message M { oneof o { int32 a = 1; } }', 'message M { oneof o { int32 a = 1; string b = 2; } }').join(), /field b \(2\) removed from oneof o/);
+  assert.deepEqual(canRead('message M { int32 a = 1; }', 'message M { oneof o { int32 a = 1; string b = 2; } }'), [], 'a whole oneof removed');
+  assert.deepEqual(canRead('message M { optional string a = 1; }', 'message M { string a = 1; }'), [], 'proto3 optional is no oneof');
   assert.deepEqual(canRead('message M { oneof o { int32 a = 1; } }', 'message M { int32 a = 1; }'), [], 'one field into a new oneof is fine');
   const p2 = (body: string) => PROTOBUF_FORMAT.parse(`syntax = "proto2";\npackage floe.t;\n${body}`, []);
   assert.match(PROTOBUF_FORMAT.readerIncompatibilities(p2('message M { optional int32 a = 1; required int32 b = 2; }'), p2('message M { optional int32 a = 1; }')).join(), /required field b \(2\) added/);
