@@ -1,6 +1,6 @@
 /**
- * Avro schemas: parsed by avsc (names, namespaces, defaults and references checked), canonicalised to
- * compact JSON, and checked for compatibility by Avro's schema resolution rules (the specification's
+ * Avro schemas: parsed by avsc (names, namespaces, defaults and references checked), canonicalised as
+ * Avro's Schema.toString() writes them (avro-canonical.ts), and checked for compatibility by Avro's schema resolution rules (the specification's
  * "Schema Resolution"), as Apache Avro's SchemaCompatibility applies them:
  *
  * - records: names must match (or a reader alias names the writer); each reader field is matched to the
@@ -16,6 +16,7 @@
  */
 import avro from 'avsc';
 import { invalidSchema } from '../errors.js';
+import { avroCanonical } from './avro-canonical.js';
 import type { ParsedSchema, ResolvedReference, SchemaFormat } from './format.js';
 
 /** The parts of an avsc Type the checker reads. */
@@ -63,7 +64,7 @@ export const AVRO_FORMAT: SchemaFormat<ParsedAvro> = {
     }
     const json = parseJson(schema, 'the schema');
     const type = forSchema(json, registry, 'the schema');
-    return { schemaType: 'AVRO', canonical: JSON.stringify(json), type };
+    return { schemaType: 'AVRO', canonical: avroCanonical(json as Parameters<typeof avroCanonical>[0]), type };
   },
   readerIncompatibilities(reader: ParsedAvro, writer: ParsedAvro): string[] {
     const problems: string[] = [];

@@ -78,6 +78,22 @@ test('logical types compare by their underlying type; references resolve named t
   assert.throws(() => parse({ type: 'record', name: 'Person', fields: [{ name: 'home', type: 'floe.Address' }] }), (e: unknown) => e instanceof RegistryError && e.errorCode === 42201);
 });
 
+test('canonical text is Avro\'s own spelling, so key order, type shorthands and name forms do not change identity', () => {
+  const c = (s: unknown) => AVRO_FORMAT.parse(JSON.stringify(s), []).canonical;
+  const want = '{"type":"record","name":"R","namespace":"a.b","fields":[{"name":"x","type":"int","default":1},{"name":"n","type":{"type":"record","name":"N","fields":[]}},{"name":"m","type":"N"},{"name":"t","type":{"type":"long","logicalType":"timestamp-millis"}}]}';
+  const spellings = [
+    { type: 'record', name: 'R', namespace: 'a.b', fields: [{ name: 'x', type: 'int', default: 1 }, { name: 'n', type: { type: 'record', name: 'N', fields: [] } }, { name: 'm', type: 'N' }, { name: 't', type: { type: 'long', logicalType: 'timestamp-millis' } }] },
+    { fields: [{ default: 1, type: { type: 'int' }, name: 'x' }, { name: 'n', type: { fields: [], name: 'a.b.N', type: 'record' } }, { type: 'a.b.N', name: 'm' }, { name: 't', type: { logicalType: 'timestamp-millis', type: 'long' } }], name: 'a.b.R', type: 'record' },
+    { namespace: 'a.b', type: 'record', name: 'R', fields: [{ name: 'x', type: 'int', default: 1, order: 'ascending' }, { name: 'n', type: { type: 'record', name: 'N', namespace: 'a.b', fields: [] } }, { name: 'm', type: 'a.b.N' }, { name: 't', type: { type: 'long', logicalType: 'timestamp-millis' } }] },
+  ];
+  for (const s of spellings) assert.equal(c(s), want, JSON.stringify(s));
+  assert.equal(c({ type: 'enum', symbols: ['A'], name: 'E', doc: 'd' }), '{"type":"enum","name":"E","doc":"d","symbols":["A"]}');
+  assert.equal(c({ type: 'fixed', size: 4, name: 'x.F' }), '{"type":"fixed","name":"F","namespace":"x","size":4}');
+  assert.equal(c({ type: 'map', values: { type: 'string' } }), '{"type":"map","values":"string"}');
+  assert.equal(c(['null', { type: 'int' }]), '["null","int"]');
+  assert.notEqual(c({ type: 'record', name: 'R', fields: [{ name: 'a', type: 'int' }, { name: 'b', type: 'int' }] }), c({ type: 'record', name: 'R', fields: [{ name: 'b', type: 'int' }, { name: 'a', type: 'int' }] }), 'field order is part of the schema');
+});
+
 test('canonical text is compact JSON, so formatting does not change identity', () => {
   const a = AVRO_FORMAT.parse('{ "type" : "record", "name":"R",\n "fields": [ ] }', []);
   const b = AVRO_FORMAT.parse('{"type":"record","name":"R","fields":[]}', []);
