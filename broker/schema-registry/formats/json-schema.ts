@@ -9,10 +9,11 @@
  * - objects: a property the writer may produce but the reader lacks is fine under an open reader
  *   (additionalProperties absent or true) and fails under a closed one; a property the reader adds is fine
  *   when the writer is closed and fails when the writer is open (old documents may carry it with any value),
- *   unless the reader's property accepts anything; newly required properties fail; closing an open content
- *   model fails, opening a closed one is fine;
- * - strings, numbers, arrays: tighter maxLength/minLength, maximum/minimum, maxItems/minItems, a new or
- *   changed pattern, and `enum` values removed fail; array items are checked recursively;
+ *   unless the reader's property accepts anything; newly required properties fail unless they have a
+ *   default; closing an open content model fails, opening a closed one is fine;
+ * - strings, numbers, arrays: tighter maxLength/minLength, maximum/minimum, maxItems/minItems,
+ *   maxProperties/minProperties, a new or changed pattern or multipleOf, uniqueItems added, and `enum`
+ *   values removed fail; array items are checked recursively;
  * - `oneOf`/`anyOf`: every writer branch must be readable by some reader branch;
  * - `$ref`s inside the document (`#/definitions/…`, `#/$defs/…`) are followed; other references compare
  *   by their text.
@@ -189,6 +190,7 @@ class Checker {
     for (const k of ['maxLength', 'maximum', 'exclusiveMaximum', 'maxItems', 'maxProperties']) tighter(k, 'max');
     for (const k of ['minLength', 'minimum', 'exclusiveMinimum', 'minItems', 'minProperties']) tighter(k, 'min');
     if (reader['pattern'] !== undefined && reader['pattern'] !== writer['pattern']) this.problems.push(`${path}: pattern ${writer['pattern'] === undefined ? 'added' : 'changed'}`);
+    if (reader['uniqueItems'] === true && writer['uniqueItems'] !== true) this.problems.push(`${path}: uniqueItems added`);
     if (reader['multipleOf'] !== undefined && reader['multipleOf'] !== writer['multipleOf']) this.problems.push(`${path}: multipleOf ${writer['multipleOf'] === undefined ? 'added' : 'changed'}`);
   }
 
@@ -201,6 +203,7 @@ class Checker {
     for (const [name, ws] of Object.entries(wp)) {
       const rs = rp[name];
       if (rs !== undefined) this.check(rs, ws, `${path}/properties/${name}`);
+      else if (ws === false) continue; // the writer never produced it
       else if (closed(rAdditional)) this.problems.push(`${path}/properties/${name}: property removed from a closed content model`);
       else if (rAdditional !== true) this.check(rAdditional, ws, `${path}/properties/${name}`);
     }
@@ -218,7 +221,9 @@ class Checker {
     const rReq = Array.isArray(reader['required']) ? reader['required'] : [];
     const wReq = Array.isArray(writer['required']) ? writer['required'] : [];
     for (const name of rReq) {
-      if (!wReq.includes(name)) this.problems.push(`${path}: required property '${String(name)}' added`);
+      // A newly required property with a default is fine (Confluent's REQUIRED_ATTRIBUTE_WITH_DEFAULT_ADDED).
+      const rs = typeof name === 'string' ? rp[name] : undefined;
+      if (!wReq.includes(name) && !(isObject(rs) && rs['default'] !== undefined)) this.problems.push(`${path}: required property '${String(name)}' added`);
     }
   }
 }

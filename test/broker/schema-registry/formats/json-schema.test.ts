@@ -30,6 +30,8 @@ test('closed content model: adding an optional property is fine, removing one is
   assert.match(canRead(closed({}), closed({ a: { type: 'string' }, b: { type: 'string' } })).join(), /removed from a closed content model/);
   assert.match(canRead(closed({ a: { type: 'string' } }), obj({ a: { type: 'string' } })).join(), /additionalProperties removed/);
   assert.deepEqual(canRead(obj({ a: { type: 'string' } }), w), [], 'opening a closed model is fine');
+  assert.deepEqual(canRead(closed({ a: { type: 'string' }, b: { type: 'integer', default: 0 } }, { required: ['b'] }), w), [], 'a required property with a default');
+  assert.deepEqual(canRead(closed({ a: { type: 'string' } }), closed({ a: { type: 'string' }, gone: false })), [], 'a property the writer never allowed (false) may go');
 });
 
 test('bounds, enums, patterns, arrays, oneOf and local $refs', () => {
@@ -39,6 +41,7 @@ test('bounds, enums, patterns, arrays, oneOf and local $refs', () => {
   assert.match(canRead({ enum: ['a'] }, { enum: ['a', 'b'] }).join(), /enum values removed/);
   assert.deepEqual(canRead({ enum: ['a', 'b', 'c'] }, { enum: ['a', 'b'] }), []);
   assert.match(canRead({ type: 'string', pattern: '^x' }, { type: 'string' }).join(), /pattern added/);
+  assert.match(canRead({ type: 'array', uniqueItems: true }, { type: 'array' }).join(), /uniqueItems added/);
   assert.match(canRead({ type: 'array', items: { type: 'integer' } }, { type: 'array', items: { type: 'number' } }).join(), /items/);
   assert.deepEqual(canRead({ oneOf: [{ type: 'string' }, { type: 'integer' }] }, { oneOf: [{ type: 'string' }] }), [], 'a branch added');
   assert.match(canRead({ oneOf: [{ type: 'string' }] }, { oneOf: [{ type: 'string' }, { type: 'integer' }] }).join(), /branch 1/);
