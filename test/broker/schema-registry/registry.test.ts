@@ -48,3 +48,12 @@ test('a replay of many megabytes of schemas reads the whole log', { timeout: 60_
   assert.deepEqual((await c2.get('/subjects/big-value/versions')).body, [1, 2, 3, 4, 5, 6]);
   assert.deepEqual((await c2.get('/config')).body, { compatibilityLevel: 'NONE' });
 });
+
+test('_schemas is one compacted partition that fsyncs every record before the append resolves', async (t) => {
+  const plain = await startBroker(['--schema.registry.port=0', '--schema.registry.host=127.0.0.1']);
+  t.after(() => plain.stop());
+  const topic = plain.broker.services.topics.getTopic(SCHEMAS_TOPIC);
+  assert.equal(topic?.partitions, 1);
+  assert.deepEqual(topic?.configs, { 'cleanup.policy': 'compact', 'flush.messages': '1', 'iceberg.enabled': 'false' }, 'no table without tiering');
+  assert.equal(plain.broker.services.logs.get(SCHEMAS_TOPIC, 0)?.topicConfig.flushMessages, 1);
+});
