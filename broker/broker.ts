@@ -48,6 +48,7 @@ import { DeleteGroupsHandler } from './handlers/delete-groups.js';
 import { OffsetDeleteHandler } from './handlers/offset-delete.js';
 import { BrokerTiering } from './tiering/broker-tiering.js';
 import { defaultSegmentCodec } from '../tiering/plugin/convert-codec.js';
+import { SchemaRegistry } from './schema-registry/registry.js';
 
 /** What handlers may be given: the broker's services, never its internals. */
 export interface BrokerServices {
@@ -65,6 +66,8 @@ export interface BrokerServices {
   readonly groups: Groups;
   /** Tiered storage (Iceberg tables), when remote.log.storage.system.enable is on. */
   readonly tiering?: BrokerTiering;
+  /** The built-in schema registry, unless schema.registry.port is -1 (started after the Kafka listener). */
+  schemaRegistry?: SchemaRegistry;
 }
 
 export class Broker {
@@ -125,6 +128,22 @@ export class Broker {
     const broker = new Broker(services, server, router);
     for (const handler of defaultHandlers(services)) router.register(handler);
 
+    if (config['schema.registry.port'] !== -1) {
+      try {
+        services.schemaRegistry = await SchemaRegistry.start({
+          host: config['schema.registry.host'],
+          port: config['schema.registry.port'],
+          topics,
+          appender,
+          log: log.child({ logger: 'schema-registry' }),
+          ...(tiering ? { tiering } : {}),
+        });
+      } catch (err) {
+        await broker.stop();
+        throw err;
+      }
+    }
+
     const bound = await server.listen();
     const advertised = config['advertised.listeners'] ? parseListener(config['advertised.listeners']) : undefined;
     identity.host = advertised?.host ?? (bound.host === '0.0.0.0' || bound.host === '::' ? 'localhost' : bound.host);
@@ -141,6 +160,11 @@ export class Broker {
     return this.services.identity.port;
   }
 
+  /** The schema registry's bound port, or undefined when it is off. */
+  get schemaRegistryPort(): number | undefined {
+    return this.services.schemaRegistry?.port;
+  }
+
   /** Graceful stop: no new connections or requests, in-flight requests finish, logs are flushed and closed. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
@@ -148,6 +172,7 @@ export class Broker {
       clearInterval(this.retentionTimer);
       this.services.fetchWaiters.close(); // long polls answer now instead of holding up shutdown
       await this.services.groups.close(); // waiting joins answer NOT_COORDINATOR; acknowledged commits are on disk
+      await this.services.schemaRegistry?.stop(); // no new registrations; acknowledged ones are on disk
       await this.server.close(config['shutdown.timeout.ms']);
       await this.services.appender.close(); // producer state snapshots, before the logs close
       await this.services.tiering?.stop(); // commits what it copied; before the logs close under it

@@ -98,6 +98,12 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
     const value = out[key] as string;
     if (value !== '' && !parseListener(value)) problems.push(`${key} must look like PLAINTEXT://host:port, got '${value}'`);
   }
+  const registryPort = out['schema.registry.port'] as number;
+  const kafkaPort = parseListener(out['listeners'] as string)?.port;
+  if (registryPort > 0 && registryPort === kafkaPort) problems.push(`schema.registry.port ${registryPort} is the Kafka listener's port; pick another (0 picks a free one, -1 turns the registry off)`);
+  if (registryPort > 0 && out['remote.log.storage.system.enable'] === true && registryPort === out['iceberg.rest.port']) {
+    problems.push(`schema.registry.port ${registryPort} is also iceberg.rest.port; give them different ports`);
+  }
   if ((out['group.min.session.timeout.ms'] as number) > (out['group.max.session.timeout.ms'] as number)) {
     problems.push('group.min.session.timeout.ms must not exceed group.max.session.timeout.ms');
   }

@@ -29,7 +29,10 @@ export async function tempDir(prefix = 'floe-test-'): Promise<string> {
  */
 export function withTieringDefault(flags: readonly string[]): string[] {
   const own = flags.some((f) => f.startsWith('--remote.log.storage.system.enable'));
-  return own ? [...flags] : ['--remote.log.storage.system.enable=false', ...flags];
+  const withTiering = own ? [...flags] : ['--remote.log.storage.system.enable=false', ...flags];
+  // The schema registry is on by default (port 8081); tests that want it pass --schema.registry.port=0.
+  const ownRegistry = flags.some((f) => f.startsWith('--schema.registry.port'));
+  return ownRegistry ? withTiering : ['--schema.registry.port=-1', ...withTiering];
 }
 
 /** Starts a broker in this process. `flags` are CLI-style settings (`--num.partitions=3`). */
@@ -66,6 +69,8 @@ export interface BrokerProcess {
   readonly ended: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The built-in Iceberg REST catalog's URL (on 127.0.0.1), when tiering runs. */
   readonly restUrl: string | undefined;
+  /** The built-in schema registry's URL (on 127.0.0.1), when it runs. */
+  readonly registryUrl: string | undefined;
 }
 
 const MAIN = resolve('dist/broker/main.js');
@@ -95,5 +100,7 @@ export async function spawnBroker(dataDir: string, flags: string[] = [], port = 
   const boundPort = await started;
   const rest = /"msg":"iceberg REST catalog started"[^\n]*"url":"http:\/\/[^"]*:(\d+)"/.exec(out);
   const restUrl = rest ? `http://127.0.0.1:${rest[1]}` : undefined;
-  return { child, port: boundPort, bootstrap: `127.0.0.1:${boundPort}`, output: () => out, exited, ended, restUrl };
+  const registry = /"msg":"schema registry started"[^\n]*"url":"http:\/\/[^"]*:(\d+)"/.exec(out);
+  const registryUrl = registry ? `http://127.0.0.1:${registry[1]}` : undefined;
+  return { child, port: boundPort, bootstrap: `127.0.0.1:${boundPort}`, output: () => out, exited, ended, restUrl, registryUrl };
 }

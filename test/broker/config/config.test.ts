@@ -92,3 +92,15 @@ test('--help lists every setting with its environment name', () => {
     assert.ok(help.includes(envName(s.key)), s.key);
   }
 });
+
+test('schema registry port: 8081 by default, -1 off, 0 any; clashes with other listeners are refused', () => {
+  assert.equal(load([])?.['schema.registry.port'], 8081);
+  assert.equal(load([])?.['schema.registry.host'], '0.0.0.0');
+  assert.equal(load(['--schema.registry.port=-1'])?.['schema.registry.port'], -1);
+  assert.equal(load(['--schema.registry.port=0', '--schema.registry.host=127.0.0.1'])?.['schema.registry.host'], '127.0.0.1');
+  assert.throws(() => loadConfig({ argv: ['--schema.registry.port=-2'], env: {} }), /schema\.registry\.port must be at least -1/);
+  assert.throws(() => loadConfig({ argv: ['--schema.registry.port=70000'], env: {} }), /at most 65535/);
+  assert.throws(() => loadConfig({ argv: ['--listeners=PLAINTEXT://:9000', '--schema.registry.port=9000'], env: {} }), /Kafka listener's port/);
+  assert.throws(() => loadConfig({ argv: ['--iceberg.rest.port=9100', '--schema.registry.port=9100'], env: {} }), /also iceberg\.rest\.port/);
+  assert.equal(load(['--remote.log.storage.system.enable=false', '--iceberg.rest.port=9100', '--schema.registry.port=9100'])?.['schema.registry.port'], 9100, 'no catalog runs without tiering');
+});
