@@ -51,6 +51,7 @@ import { BrokerTiering } from './tiering/broker-tiering.js';
 import { defaultSegmentCodec } from '../tiering/plugin/convert-codec.js';
 import { startAdminPort, type AdminPort } from './admin/admin-port.js';
 import { Readiness } from './admin/readiness.js';
+import { SchemaRegistry } from './schema-registry/registry.js';
 
 /** What handlers may be given: the broker's services, never its internals. */
 export interface BrokerServices {
@@ -68,6 +69,8 @@ export interface BrokerServices {
   readonly groups: Groups;
   /** Tiered storage (Iceberg tables), when remote.log.storage.system.enable is on. */
   readonly tiering?: BrokerTiering;
+  /** The built-in schema registry, unless schema.registry.port is -1 (started after the Kafka listener). */
+  schemaRegistry?: SchemaRegistry;
 }
 
 export interface BrokerStartOptions {
@@ -77,7 +80,14 @@ export interface BrokerStartOptions {
 
 /** What `/ready` waits for, in start-up order. */
 export function startupSteps(config: BrokerConfig): string[] {
-  return ['metadata', 'log-recovery', 'groups', ...(config['remote.log.storage.system.enable'] ? ['tiering-attach'] : []), 'kafka-listener'];
+  return [
+    'metadata',
+    'log-recovery',
+    'groups',
+    ...(config['remote.log.storage.system.enable'] ? ['tiering-attach'] : []),
+    ...(config['schema.registry.port'] !== -1 ? ['schema-registry'] : []),
+    'kafka-listener',
+  ];
 }
 
 export class Broker {
@@ -163,6 +173,23 @@ export class Broker {
     for (const handler of defaultHandlers(services)) router.register(handler);
     admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: () => server.connectionCount, tiering });
 
+    if (config['schema.registry.port'] !== -1) {
+      try {
+        services.schemaRegistry = await SchemaRegistry.start({
+          host: config['schema.registry.host'],
+          port: config['schema.registry.port'],
+          topics,
+          appender,
+          log: log.child({ logger: 'schema-registry' }),
+          ...(tiering ? { tiering } : {}),
+        });
+      } catch (err) {
+        await broker.stop();
+        throw err;
+      }
+      readiness.done('schema-registry');
+    }
+
     const bound = await server.listen();
     readiness.done('kafka-listener');
     const advertised = config['advertised.listeners'] ? parseListener(config['advertised.listeners']) : undefined;
@@ -190,6 +217,11 @@ export class Broker {
     return this.readiness.ready;
   }
 
+  /** The schema registry's bound port, or undefined when it is off. */
+  get schemaRegistryPort(): number | undefined {
+    return this.services.schemaRegistry?.port;
+  }
+
   /** Graceful stop: no new connections or requests, in-flight requests finish, logs are flushed and closed. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
@@ -198,6 +230,7 @@ export class Broker {
       clearInterval(this.retentionTimer);
       this.services.fetchWaiters.close(); // long polls answer now instead of holding up shutdown
       await this.services.groups.close(); // waiting joins answer NOT_COORDINATOR; acknowledged commits are on disk
+      await this.services.schemaRegistry?.stop(); // no new registrations; acknowledged ones are on disk
       await this.server.close(config['shutdown.timeout.ms']);
       await this.services.appender.close(); // producer state snapshots, before the logs close
       await this.services.tiering?.stop(); // commits what it copied; before the logs close under it

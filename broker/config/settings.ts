@@ -60,6 +60,9 @@ export const SETTINGS = Object.freeze([
   { key: 'remote.log.reader.cache.total.size.bytes', type: 'long', default: 128 * 1024 * 1024, min: 0, doc: 'Memory for record batches rebuilt from Parquet, so repeated fetches of the same remote range are served from memory: a range is kept from its second fetch on, so a one-pass scan of history neither fills nor evicts it (least recently used evicted first; 0 turns the cache off).' },
   { key: 'log.local.retention.ms', type: 'long', default: -2, min: -2, doc: 'Default of local.retention.ms: how long tiered segments stay on local disk (-2: as long as retention.ms).' },
   { key: 'log.local.retention.bytes', type: 'long', default: -2, min: -2, doc: 'Default of local.retention.bytes: local bytes kept per tiered partition (-2: as retention.bytes).' },
+  // Schema registry
+  { key: 'schema.registry.port', type: 'int', default: 8081, min: -1, max: 65535, doc: 'Port of the built-in schema registry (Confluent Schema Registry REST API; 0 picks a free port, -1 turns it off). Its state lives in the internal topic _schemas.' },
+  { key: 'schema.registry.host', type: 'string', default: '0.0.0.0', doc: 'Address the schema registry binds to.' },
   // Groups
   { key: 'offsets.retention.minutes', type: 'long', default: 7 * 24 * 60, min: 1, doc: 'Committed offsets of an empty group expire after this long.' },
   { key: 'group.min.session.timeout.ms', type: 'int', default: 6000, min: 0, doc: 'Smallest session timeout a member may ask for.' },

@@ -31,7 +31,10 @@ export async function tempDir(prefix = 'floe-test-'): Promise<string> {
  */
 export function withTieringDefault(flags: readonly string[]): string[] {
   const own = flags.some((f) => f.startsWith('--remote.log.storage.system.enable'));
-  return own ? [...flags] : ['--remote.log.storage.system.enable=false', ...flags];
+  const withTiering = own ? [...flags] : ['--remote.log.storage.system.enable=false', ...flags];
+  // The schema registry is on by default (port 8081); tests that want it pass --schema.registry.port=0.
+  const ownRegistry = flags.some((f) => f.startsWith('--schema.registry.port'));
+  return ownRegistry ? withTiering : ['--schema.registry.port=-1', ...withTiering];
 }
 
 /**
@@ -80,6 +83,8 @@ export interface BrokerProcess {
   readonly restUrl: string | undefined;
   /** The admin HTTP port's URL (on 127.0.0.1), unless admin.port is -1. */
   readonly adminUrl: string | undefined;
+  /** The built-in schema registry's URL (on 127.0.0.1), when it runs. */
+  readonly registryUrl: string | undefined;
 }
 
 const MAIN = resolve('dist/broker/main.js');
@@ -112,5 +117,7 @@ export async function spawnBroker(dataDir: string, flags: string[] = [], port = 
   const restUrl = rest ? `http://127.0.0.1:${rest[1]}` : undefined;
   const admin = /"msg":"admin HTTP started"[^\n]*"url":"http:\/\/[^"]*:(\d+)"/.exec(out);
   const adminUrl = admin ? `http://127.0.0.1:${admin[1]}` : undefined;
-  return { child, port: boundPort, bootstrap: `127.0.0.1:${boundPort}`, output: () => out, exited, ended, restUrl, adminUrl };
+  const registry = /"msg":"schema registry started"[^\n]*"url":"http:\/\/[^"]*:(\d+)"/.exec(out);
+  const registryUrl = registry ? `http://127.0.0.1:${registry[1]}` : undefined;
+  return { child, port: boundPort, bootstrap: `127.0.0.1:${boundPort}`, output: () => out, exited, ended, restUrl, adminUrl, registryUrl };
 }
