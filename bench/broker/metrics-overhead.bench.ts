@@ -91,7 +91,7 @@ async function main(): Promise<void> {
   const servers: ChildServer[] = [];
   const clients: LoadClient[] = [];
   try {
-    const common = ['--message.max.bytes=8388608', '--auto.create.topics.enable=false', ...(tiering ? ['--iceberg.rest.port=-1'] : ['--remote.log.storage.system.enable=false'])];
+    const common = ['--message.max.bytes=8388608', '--auto.create.topics.enable=false', '--schema.registry.port=-1', ...(tiering ? ['--iceberg.rest.port=-1'] : ['--remote.log.storage.system.enable=false'])];
     const dirs = { on: join(work, 'on'), off: join(work, 'off') };
     await Promise.all(Object.values(dirs).map((d) => mkdir(d)));
     progress(`starting two Floe brokers (${build}): admin port on and off, in ${work}`);

@@ -96,6 +96,7 @@ test('/ready is 503 while start-up recovery runs and 200 once it is done; /healt
     `--log.dirs=${join(root, 'log')}`,
     '--admin.port=0',
     '--admin.host=127.0.0.1',
+    '--schema.registry.port=-1',
     '--remote.log.storage.system.enable=true',
     '--iceberg.rest.port=-1',
     ...s3WarehouseFlags(s3, { endpoint: gate.endpoint }),
@@ -162,7 +163,7 @@ test('the admin port: 404 and 405 with JSON bodies, HEAD, a port in use, and -1 
     await rm(root, { recursive: true, force: true });
   });
   const log = createLogger('silent');
-  const base = ['--listeners=PLAINTEXT://127.0.0.1:0', '--remote.log.storage.system.enable=false', '--admin.host=127.0.0.1'];
+  const base = ['--listeners=PLAINTEXT://127.0.0.1:0', '--remote.log.storage.system.enable=false', '--schema.registry.port=-1', '--admin.host=127.0.0.1'];
   const b = await Broker.start(config([...base, `--log.dirs=${join(root, 'a')}`, '--admin.port=0']), log);
   cleanups.push(() => b.stop());
   const url = `http://127.0.0.1:${b.adminPort}`;
