@@ -10,8 +10,7 @@
  * Both are 0 when the table has caught up. That timestamp costs one header read when the committed offset
  * moves, and none while it stays.
  */
-import type { Gauge } from 'prom-client';
-import { Gauge as PromGauge } from 'prom-client';
+import { Gauge } from 'prom-client';
 import type { LogManager } from '../log/log-manager.js';
 import type { BrokerTiering } from '../tiering/broker-tiering.js';
 import type { BrokerMetrics } from './broker-metrics.js';
@@ -91,7 +90,7 @@ export function registerPartitionMetrics(metrics: BrokerMetrics, sources: Partit
   });
   const registers = [metrics.registry];
   const gauge = (name: string, help: string, value: (r: PartitionReading) => number | undefined): Gauge<Labels> =>
-    new PromGauge<Labels>({
+    new Gauge<Labels>({
       name,
       help,
       labelNames: ['topic', 'partition'],
