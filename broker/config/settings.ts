@@ -50,6 +50,8 @@ export const SETTINGS = Object.freeze([
   { key: 'iceberg.rest.port', type: 'int', default: 8181, min: -1, max: 65535, doc: 'Port of the built-in Iceberg REST catalog (0 picks a free port, -1 turns it off).' },
   { key: 'iceberg.rest.token', type: 'string', default: '', doc: 'Bearer token the Iceberg REST catalog requires on every request (empty: no authentication).' },
   { key: 'iceberg.rest.host', type: 'string', default: '0.0.0.0', doc: 'Address the Iceberg REST catalog binds to.' },
+  { key: 'iceberg.maintenance.interval.ms', type: 'long', default: 300_000, min: 0, doc: 'How often each table\'s snapshots are expired (table properties history.expire.max-snapshot-age-ms and history.expire.min-snapshots-to-keep) and the files only they needed deleted; orphan files are looked for at most hourly. 0 turns it off.' },
+  { key: 'iceberg.orphan.files.older.than.ms', type: 'long', default: 259_200_000, min: 0, doc: 'Files in a table\'s location that nothing references are deleted once they are this old (3 days, as Iceberg\'s remove_orphan_files suggests): the window must outlast any upload or commit in progress.' },
   { key: 'iceberg.commit.interval.ms', type: 'long', default: 60_000, min: 1, doc: 'Default of the topic config iceberg.commit.interval.ms: the active segment rolls and a table snapshot is committed at most this often, so tables lag the log by about this much.' },
   { key: 'iceberg.s3.endpoint', type: 'string', default: '', doc: 'S3 endpoint for S3-compatible stores (MinIO, Ceph, R2); empty for AWS.' },
   { key: 'iceberg.s3.region', type: 'string', default: '', doc: 'S3 region; empty uses AWS_REGION, then us-east-1.' },

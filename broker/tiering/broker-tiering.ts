@@ -112,6 +112,7 @@ export class BrokerTiering implements RemoteLogReader {
       codec: options.codec,
       onError: (err, context) => tlog.warn('tiering step failed; it will be retried', { err, ...context }),
       ...(options.observer ? { observer: options.observer } : {}),
+      maintenance: { intervalMs: config['iceberg.maintenance.interval.ms'], orphanWindowMs: config['iceberg.orphan.files.older.than.ms'] },
     });
     if (opened.restUrl !== undefined) tlog.info('iceberg REST catalog started', { url: opened.restUrl, warehouse: opened.warehouse });
     return new BrokerTiering(opened.plugin, opened, config, tlog, options.codec);

