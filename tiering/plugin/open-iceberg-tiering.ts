@@ -11,6 +11,7 @@ import { createFileIO, schemeOf } from '../../iceberg/io/registry.js';
 import { RestCatalogServer } from '../../iceberg/rest/server.js';
 import type { TieringObserver, TieringPlugin } from './api.js';
 import { crashInsideCommit } from './crash-points.js';
+import { isMaintenanceProperty } from './table-maintenance.js';
 import { IcebergTieringPlugin } from './iceberg-tiering.js';
 import type { SegmentCodec } from './segment-codec.js';
 
@@ -100,7 +101,7 @@ export async function openIcebergTiering(settings: IcebergTieringSettings): Prom
   let rest: RestCatalogServer | undefined;
   let restUrl: string | undefined;
   if (port >= 0) {
-    rest = new RestCatalogServer({ catalog, port, host, warehouse, tableConfig, ...(token !== '' ? { token } : {}) });
+    rest = new RestCatalogServer({ catalog, port, host, warehouse, tableConfig, settableWhenReadOnly: isMaintenanceProperty, ...(token !== '' ? { token } : {}) });
     try {
       restUrl = (await rest.start()).url;
     } catch (err) {

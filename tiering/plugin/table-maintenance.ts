@@ -33,6 +33,14 @@ export const FLOE_TABLE_PROPERTIES: Readonly<Record<string, string>> = Object.fr
   [PREVIOUS_VERSIONS_MAX]: '100',
 });
 
+/**
+ * Properties users may set on a Floe table through the REST catalog (e.g. Spark's ALTER TABLE ... SET
+ * TBLPROPERTIES), although the table is otherwise read-only to them: how it is maintained, never what it holds.
+ */
+export function isMaintenanceProperty(key: string): boolean {
+  return key.startsWith('history.expire.') || key.startsWith('commit.manifest') || key === 'write.metadata.delete-after-commit.enabled' || key === 'write.metadata.previous-versions-max' || key === 'write.target-file-size-bytes';
+}
+
 export interface MaintenanceOptions {
   /** Unreferenced files younger than this are never removed as orphans. Default 3 days (Iceberg's). */
   readonly orphanWindowMs?: number;
