@@ -1,6 +1,7 @@
 /**
  * The broker: wires configuration, cluster metadata, partition logs, request handlers and the Kafka listener,
- * and shuts them down in order (stop accepting, finish in-flight requests, flush and close logs).
+ * and shuts them down in order (stop accepting, finish in-flight requests, flush and close logs). The admin
+ * HTTP port (broker/admin: health, readiness, metrics) starts first and stops last, so both can be watched.
  */
 import { join } from 'node:path';
 import { setLogAppendTime } from '../protocol/record-batch/record-batch.js';
@@ -48,6 +49,9 @@ import { DeleteGroupsHandler } from './handlers/delete-groups.js';
 import { OffsetDeleteHandler } from './handlers/offset-delete.js';
 import { BrokerTiering } from './tiering/broker-tiering.js';
 import { defaultSegmentCodec } from '../tiering/plugin/convert-codec.js';
+import { startAdminPort, type AdminPort } from './admin/admin-port.js';
+import { Readiness } from './admin/readiness.js';
+import { SchemaRegistry } from './schema-registry/registry.js';
 
 /** What handlers may be given: the broker's services, never its internals. */
 export interface BrokerServices {
@@ -65,6 +69,25 @@ export interface BrokerServices {
   readonly groups: Groups;
   /** Tiered storage (Iceberg tables), when remote.log.storage.system.enable is on. */
   readonly tiering?: BrokerTiering;
+  /** The built-in schema registry, unless schema.registry.port is -1 (started after the Kafka listener). */
+  schemaRegistry?: SchemaRegistry;
+}
+
+export interface BrokerStartOptions {
+  /** Called as soon as the admin HTTP port listens, before recovery: `/ready` answers 503 until start resolves. */
+  readonly onAdminListening?: (url: string) => void;
+}
+
+/** What `/ready` waits for, in start-up order. */
+export function startupSteps(config: BrokerConfig): string[] {
+  return [
+    'metadata',
+    'log-recovery',
+    'groups',
+    ...(config['remote.log.storage.system.enable'] ? ['tiering-attach'] : []),
+    ...(config['schema.registry.port'] !== -1 ? ['schema-registry'] : []),
+    'kafka-listener',
+  ];
 }
 
 export class Broker {
@@ -75,15 +98,35 @@ export class Broker {
     readonly services: BrokerServices,
     private readonly server: KafkaServer,
     readonly router: Router,
+    private readonly readiness: Readiness,
+    private readonly admin: AdminPort | undefined,
   ) {}
 
-  /** Opens storage, binds the listener and starts serving. */
-  static async start(config: BrokerConfig, log: Logger): Promise<Broker> {
+  /**
+   * Starts the admin HTTP port (health, readiness, metrics) first, so that start-up can be watched, then
+   * opens storage, binds the Kafka listener and starts serving.
+   */
+  static async start(config: BrokerConfig, log: Logger, options: BrokerStartOptions = {}): Promise<Broker> {
     const listener = parseListener(config['listeners']);
     if (!listener) throw new Error(`invalid listeners '${config['listeners']}'`);
+    const readiness = new Readiness(startupSteps(config));
+    const admin = await startAdminPort({ config, log: log.child({ logger: 'admin' }), readiness });
+    if (admin !== undefined) options.onAdminListening?.(admin.url);
+    try {
+      return await Broker.open(config, log, listener, readiness, admin);
+    } catch (err) {
+      await admin?.close();
+      throw err;
+    }
+  }
+
+  private static async open(config: BrokerConfig, log: Logger, listener: { host: string; port: number }, readiness: Readiness, admin: AdminPort | undefined): Promise<Broker> {
+    const metrics = admin?.metrics;
     const dataDir = config['log.dirs'];
     const metadata = await EmbeddedMetadataStore.open(dataDir, config['cluster.id']);
-    const tiering = await BrokerTiering.start({ config, log, codec: defaultSegmentCodec({ batchCacheBytes: config['remote.log.reader.cache.total.size.bytes'] }) });
+    readiness.done('metadata');
+    const codec = defaultSegmentCodec({ batchCacheBytes: config['remote.log.reader.cache.total.size.bytes'] });
+    const tiering = await BrokerTiering.start({ config, log, codec, ...(metrics ? { observer: metrics } : {}) });
     const logs = await LogManager.open({
       dataDir: join(dataDir),
       configFor: (topic) => logConfigFor(metadata.getTopic(topic)?.configs ?? {}, config),
@@ -94,15 +137,17 @@ export class Broker {
     });
     const topics = new TopicManager(metadata, logs, config, log.child({ logger: 'topics' }));
     await topics.reconcile();
+    readiness.done('log-recovery');
     if (tiering) {
       await tiering.attach(logs, metadata.listTopics());
+      readiness.done('tiering-attach');
       topics.setPrepareHook(tiering.prepareNewTopic);
       topics.onChange((name, record) => {
         tiering.topicChanged(name, record).catch((err: unknown) => log.error('tiering could not follow a topic change', { err, topic: name }));
       });
     }
 
-    const router = new Router();
+    const router = new Router(metrics);
     // The identity needs the bound port when the listener asks for port 0; handlers read it lazily.
     const identity = { nodeId: config['node.id'], host: '', port: 0, clusterId: metadata.clusterId };
     const server = new KafkaServer(
@@ -114,6 +159,7 @@ export class Broker {
         maxInFlight: config['queued.max.requests'],
         maxUnsentBytes: config['socket.send.buffer.max.bytes'],
         idleMs: config['connections.max.idle.ms'],
+        ...(metrics ? { traffic: metrics.traffic } : {}),
       },
       log.child({ logger: 'server' }),
     );
@@ -121,11 +167,31 @@ export class Broker {
     const fetchWaiters = new FetchWaiters();
     appender.onAppend((partitionLog) => fetchWaiters.notify(partitionLog));
     const groups = await Groups.open(dataDir, config, log.child({ logger: 'groups' }));
+    readiness.done('groups');
     const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, ...(tiering ? { tiering } : {}) };
-    const broker = new Broker(services, server, router);
+    const broker = new Broker(services, server, router, readiness, admin);
     for (const handler of defaultHandlers(services)) router.register(handler);
+    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: () => server.connectionCount, tiering });
+
+    if (config['schema.registry.port'] !== -1) {
+      try {
+        services.schemaRegistry = await SchemaRegistry.start({
+          host: config['schema.registry.host'],
+          port: config['schema.registry.port'],
+          topics,
+          appender,
+          log: log.child({ logger: 'schema-registry' }),
+          ...(tiering ? { tiering } : {}),
+        });
+      } catch (err) {
+        await broker.stop();
+        throw err;
+      }
+      readiness.done('schema-registry');
+    }
 
     const bound = await server.listen();
+    readiness.done('kafka-listener');
     const advertised = config['advertised.listeners'] ? parseListener(config['advertised.listeners']) : undefined;
     identity.host = advertised?.host ?? (bound.host === '0.0.0.0' || bound.host === '::' ? 'localhost' : bound.host);
     identity.port = advertised && advertised.port !== 0 ? advertised.port : bound.port;
@@ -141,18 +207,36 @@ export class Broker {
     return this.services.identity.port;
   }
 
+  /** The admin HTTP port as bound (useful with admin.port=0), -1 when admin.port is -1. */
+  get adminPort(): number {
+    return this.admin?.port ?? -1;
+  }
+
+  /** Whether `/ready` says ready: started and not stopping. */
+  get ready(): boolean {
+    return this.readiness.ready;
+  }
+
+  /** The schema registry's bound port, or undefined when it is off. */
+  get schemaRegistryPort(): number | undefined {
+    return this.services.schemaRegistry?.port;
+  }
+
   /** Graceful stop: no new connections or requests, in-flight requests finish, logs are flushed and closed. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       const { log, logs, metadata, config } = this.services;
+      this.readiness.stopping(); // load balancers stop sending clients here first
       clearInterval(this.retentionTimer);
       this.services.fetchWaiters.close(); // long polls answer now instead of holding up shutdown
       await this.services.groups.close(); // waiting joins answer NOT_COORDINATOR; acknowledged commits are on disk
+      await this.services.schemaRegistry?.stop(); // no new registrations; acknowledged ones are on disk
       await this.server.close(config['shutdown.timeout.ms']);
       await this.services.appender.close(); // producer state snapshots, before the logs close
       await this.services.tiering?.stop(); // commits what it copied; before the logs close under it
       await logs.close();
       await metadata.close();
+      await this.admin?.close();
       log.info('broker stopped');
     })();
     return this.stopping;

@@ -9,6 +9,9 @@
  * - Any other API or version we do not serve, or a body that does not parse: close the connection.
  * - Bytes after a complete body: ignored, as Kafka ignores them, and counted per API key
  *   (`requestsWithTrailingBytes`), so a client that sends them is visible without failing it.
+ *
+ * With a RequestObserver (metrics on), every request is timed from the decode to the encoded response and
+ * reported once, answered or failed; without one, the path is the same as before, untimed.
  */
 import { decodeRequest, encodeResponse, isProtocolError, type DecodedRequest } from '../protocol/index.js';
 import { ErrorCode } from '../protocol/error-codes.js';
@@ -18,9 +21,19 @@ import type { ApiHandler, Body } from './handlers/handler.js';
 export const API_VERSIONS_KEY = 18;
 const API_VERSIONS_MAX = 4;
 
+/** Told about every decoded request once it is answered or has failed (metrics). Must be cheap. */
+export interface RequestObserver {
+  /** Answered (or, for acks=0 Produce, done without a response) after `seconds`. */
+  answered(apiKey: number, seconds: number): void;
+  /** Failed and closed its connection after `seconds`. */
+  failed(apiKey: number, seconds: number): void;
+}
+
 export class Router {
   private readonly handlers = new Map<number, ApiHandler>();
   private readonly trailing = new Map<number, number>();
+
+  constructor(private readonly observer?: RequestObserver) {}
 
   /** How many requests of each API key carried bytes after their body (ignored, as Kafka does). */
   requestsWithTrailingBytes(): ReadonlyMap<number, number> {
@@ -43,6 +56,35 @@ export class Router {
   }
 
   readonly handleFrame: FrameHandler = (frame: Buffer, conn: ConnectionInfo) => {
+    const observer = this.observer;
+    if (observer === undefined) return this.route(frame, conn);
+    const started = performance.now();
+    let apiKey = -1;
+    const seconds = () => (performance.now() - started) / 1000;
+    try {
+      const result = this.route(frame, conn, (key) => (apiKey = key));
+      if (!(result instanceof Promise)) {
+        observer.answered(apiKey, seconds());
+        return result;
+      }
+      return result.then(
+        (response) => {
+          observer.answered(apiKey, seconds());
+          return response;
+        },
+        (err: unknown) => {
+          observer.failed(apiKey, seconds());
+          throw err;
+        },
+      );
+    } catch (err) {
+      // A frame that does not decode has no API key: it counts as api -1.
+      observer.failed(apiKey, seconds());
+      throw err;
+    }
+  };
+
+  private route(frame: Buffer, conn: ConnectionInfo, decoded?: (apiKey: number) => void): Promise<Buffer | undefined> | Buffer | undefined {
     let request: DecodedRequest;
     try {
       request = decodeRequest(frame);
@@ -53,6 +95,7 @@ export class Router {
       throw err;
     }
     const { header, apiKey, apiVersion } = request;
+    decoded?.(apiKey);
     if (request.trailingBytes > 0) this.trailing.set(apiKey, (this.trailing.get(apiKey) ?? 0) + 1);
     if (apiKey === API_VERSIONS_KEY) return encodeResponse(header, apiKey, apiVersion, this.apiVersionsBody());
     const handler = this.handlers.get(apiKey);
@@ -63,7 +106,7 @@ export class Router {
     const result = handler.handle(request.body as Body, { header, apiVersion, conn });
     const encode = (body: Body | undefined) => (body === undefined ? undefined : encodeResponse(header, apiKey, apiVersion, body));
     return result instanceof Promise ? result.then(encode) : encode(result);
-  };
+  }
 
   private apiVersionsBody(): Body {
     return { errorCode: ErrorCode.NONE, apiKeys: this.apiVersions(), throttleTimeMs: 0 };

@@ -104,6 +104,8 @@ export class Table {
         },
       });
       this.loaded = { ...this.loaded, metadataLocation: out.metadataLocation, metadata: out.metadata };
+      // Manifests this update wrote that the committed snapshot does not list (merged into another).
+      for (const f of out.prepared.supersededFiles) await this.io.delete(f).catch(() => undefined);
       return out.prepared.snapshot;
     } catch (err) {
       // Only when the commit certainly did not land: an ambiguous failure (network, 5xx, unknown state) may

@@ -12,6 +12,7 @@ import type { FileIO } from './io/file-io.js';
 import { DataFileContent, ManifestEntryStatus, type DataFile, type ManifestEntry } from './data-file.js';
 import { inheritFromManifestFile, readManifest, writeManifestFile, type ManifestWriteOptions } from './manifest.js';
 import { readManifestList, writeManifestList, type ManifestFile } from './manifest-list.js';
+import { manifestMergeSettings, mergeManifests } from './manifest-merge.js';
 import { computeSummary, MAIN_BRANCH, newSnapshotId, type FileChange, type Operation, type Snapshot } from './snapshot.js';
 import type { TableRequirement, TableUpdate } from './table-metadata-builder.js';
 import { ancestorsOf, currentSchema, currentSnapshot, defaultSpec, snapshotById, type TableMetadata } from './table-metadata.js';
@@ -22,13 +23,19 @@ export interface PreparedCommit {
   readonly updates: TableUpdate[];
   /** The snapshot this commit adds. */
   readonly snapshot: Snapshot;
-  /** Files written for this attempt only (manifest list, rewritten manifests): delete them if it fails. */
+  /** Files written for this attempt only (manifest list, rewritten and merged manifests): delete them if it fails. */
   readonly attemptFiles: string[];
+  /**
+   * Files this update wrote earlier that the new snapshot does not list (its new-files manifest when manifest
+   * merging folded it into a merged one): delete them once the commit has succeeded.
+   */
+  readonly supersededFiles: string[];
 }
 
 interface CachedManifest {
   readonly location: string;
   readonly file: ManifestFile;
+  readonly entries: ManifestEntry[];
 }
 
 const pathKey = (f: DataFile): string => f.file_path;
@@ -192,7 +199,7 @@ export class SnapshotUpdate {
     const entries: ManifestEntry[] = files.map((f) => ({ status: ManifestEntryStatus.ADDED, snapshot_id: null, sequence_number: null, file_sequence_number: null, data_file: f }));
     const { bytes, manifestFile } = writeManifestFile(entries, options, { manifest_path: location, added_snapshot_id: this.snapshotId ?? 0n });
     await this.io.put(location, bytes);
-    return { location, file: manifestFile };
+    return { location, file: manifestFile, entries };
   }
 
   /** The commit of these changes against `base`. Safe to call again against a newer base after a conflict. */
@@ -218,6 +225,8 @@ export class SnapshotUpdate {
     const sequenceNumber = base['last-sequence-number'] + 1;
     const attemptFiles: string[] = [];
     const carried: ManifestFile[] = [];
+    // Rewritten manifests are held in memory until merging decides which of them the list keeps.
+    const pending = new Map<string, { bytes: Buffer; entries: ManifestEntry[] }>();
     const removedFiles: DataFile[] = [];
     const stillToRemove = new Set(this.removed.keys());
     for (const m of await snapshotManifests(this.io, parent)) {
@@ -245,17 +254,40 @@ export class SnapshotUpdate {
         { formatVersion, schema: manifest.metadata.schema, partitionSpec: manifest.metadata.partitionSpec, content: manifest.metadata.content },
         { manifest_path: location, added_snapshot_id: snapshotId },
       );
-      await this.io.put(location, bytes);
-      attemptFiles.push(location);
+      pending.set(location, { bytes, entries: rewritten });
       carried.push(manifestFile);
     }
     if (stillToRemove.size > 0) {
       throw new IcebergError('INVALID_UPDATE', `Cannot delete ${[...stillToRemove].join(', ')}: not a live data file (nor a live delete file) of the table (a concurrent commit may have removed it); reload the table and rebuild the change`);
     }
 
-    const fresh = [this.dataManifest, this.deleteManifest].filter((m): m is CachedManifest => m !== undefined).map((m) => ({ ...m.file, added_snapshot_id: snapshotId }));
+    const freshManifests = [this.dataManifest, this.deleteManifest].filter((m): m is CachedManifest => m !== undefined);
+    const fresh = freshManifests.map((m) => ({ ...m.file, added_snapshot_id: snapshotId }));
+    const merge = await mergeManifests({
+      manifests: [...fresh, ...carried],
+      snapshotId,
+      formatVersion,
+      schema,
+      specs: base['partition-specs'],
+      settings: manifestMergeSettings(base.properties),
+      io: this.io,
+      metadataDir: meta,
+      readEntries: async (m) => {
+        const held = pending.get(m.manifest_path) ?? freshManifests.find((f) => f.location === m.manifest_path);
+        if (held) return inheritFromManifestFile(held.entries, m);
+        return inheritFromManifestFile(readManifest(await this.io.get(m.manifest_path)).entries, m);
+      },
+    });
+    attemptFiles.push(...merge.written);
+    const listed = new Set(merge.manifests.map((m) => m.manifest_path));
+    for (const [location, { bytes }] of pending) {
+      if (!listed.has(location)) continue;
+      await this.io.put(location, bytes);
+      attemptFiles.push(location);
+    }
+    const supersededFiles = freshManifests.filter((m) => !listed.has(m.location)).map((m) => m.location);
     const listLocation = `${meta}/snap-${snapshotId}-${attempt}-${randomUUID()}.avro`;
-    const list = writeManifestList([...fresh, ...carried], {
+    const list = writeManifestList(merge.manifests, {
       formatVersion,
       snapshotId,
       parentSnapshotId: parent?.['snapshot-id'] ?? null,
@@ -294,6 +326,7 @@ export class SnapshotUpdate {
       ],
       snapshot,
       attemptFiles,
+      supersededFiles,
     };
   }
 

@@ -17,7 +17,8 @@ export type IcebergErrorCode =
   | 'UNSUPPORTED_FORMAT_VERSION'
   | 'INVALID_UPDATE'
   | 'INVALID_REQUIREMENT'
-  | 'COMMIT_CONFLICT';
+  | 'COMMIT_CONFLICT'
+  | 'MAINTENANCE_INCOMPLETE';
 
 /** An error of the Iceberg model. `code` is stable; the message names the offending field and the fix. */
 export class IcebergError extends Error {

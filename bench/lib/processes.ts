@@ -67,16 +67,31 @@ export interface FloeOptions {
   readonly cpuProfDir?: string;
 }
 
-/** Starts a Floe broker process on a free port. */
+/**
+ * Starts a Floe broker process on a free port. Its admin HTTP port (metrics) runs as by default, but on a
+ * free port of 127.0.0.1 unless `flags` set admin.port; `adminUrl` finds it in the output.
+ */
 export async function spawnFloe(o: FloeOptions): Promise<ChildServer> {
   const main = o.build === 'dist' ? join(REPO_ROOT, 'dist/broker/main.js') : join(REPO_ROOT, 'broker/main.ts');
   if (!existsSync(main)) throw new Error(`${main} does not exist${o.build === 'dist' ? '; run `npm run build` first' : ''}`);
   const prof = o.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`];
   return startChild(
-    nodeArgs(main, prof).concat(['--listeners=PLAINTEXT://127.0.0.1:0', `--log.dirs=${o.dataDir}`, '--log.level=info', ...(o.flags ?? [])]),
+    nodeArgs(main, prof).concat([
+      '--listeners=PLAINTEXT://127.0.0.1:0',
+      `--log.dirs=${o.dataDir}`,
+      '--log.level=info',
+      ...((o.flags ?? []).some((f) => f.startsWith('--admin.port')) ? [] : ['--admin.port=0', '--admin.host=127.0.0.1']),
+      ...(o.flags ?? []),
+    ]),
     /"msg":"broker started"[^\n]*"advertised":"[^"]*:(\d+)"/,
     'floe broker',
   );
+}
+
+/** The admin HTTP port's URL of a Floe process started by spawnFloe, undefined when it runs none. */
+export function adminUrl(server: ChildServer): string | undefined {
+  const m = /"msg":"admin HTTP started"[^\n]*"url":"(http:\/\/[^"]+)"/.exec(server.output());
+  return m?.[1];
 }
 
 export type BaselineMode = 'sink' | 'ingest' | 'memory';

@@ -98,6 +98,21 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
     const value = out[key] as string;
     if (value !== '' && !parseListener(value)) problems.push(`${key} must look like PLAINTEXT://host:port, got '${value}'`);
   }
+  const registryPort = out['schema.registry.port'] as number;
+  const kafkaPort = parseListener(out['listeners'] as string)?.port;
+  if (registryPort > 0 && registryPort === kafkaPort) problems.push(`schema.registry.port ${registryPort} is the Kafka listener's port; pick another (0 picks a free one, -1 turns the registry off)`);
+  if (registryPort > 0 && out['remote.log.storage.system.enable'] === true && registryPort === out['iceberg.rest.port']) {
+    problems.push(`schema.registry.port ${registryPort} is also iceberg.rest.port; give them different ports`);
+  }
+  const adminPort = out['admin.port'] as number;
+  const taken: [string, unknown][] = [
+    ["the Kafka listener's port", kafkaPort],
+    ['schema.registry.port', registryPort],
+    ...(out['remote.log.storage.system.enable'] === true ? ([['iceberg.rest.port', out['iceberg.rest.port']]] as [string, unknown][]) : []),
+  ];
+  for (const [name, port] of taken) {
+    if (adminPort > 0 && adminPort === port) problems.push(`admin.port ${adminPort} is also ${name}; give them different ports (0 picks a free one, -1 turns the admin port off)`);
+  }
   if ((out['group.min.session.timeout.ms'] as number) > (out['group.max.session.timeout.ms'] as number)) {
     problems.push('group.min.session.timeout.ms must not exceed group.max.session.timeout.ms');
   }

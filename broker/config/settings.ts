@@ -50,6 +50,8 @@ export const SETTINGS = Object.freeze([
   { key: 'iceberg.rest.port', type: 'int', default: 8181, min: -1, max: 65535, doc: 'Port of the built-in Iceberg REST catalog (0 picks a free port, -1 turns it off).' },
   { key: 'iceberg.rest.token', type: 'string', default: '', doc: 'Bearer token the Iceberg REST catalog requires on every request (empty: no authentication).' },
   { key: 'iceberg.rest.host', type: 'string', default: '0.0.0.0', doc: 'Address the Iceberg REST catalog binds to.' },
+  { key: 'iceberg.maintenance.interval.ms', type: 'long', default: 300_000, min: 0, doc: 'How often each table\'s snapshots are expired (table properties history.expire.max-snapshot-age-ms and history.expire.min-snapshots-to-keep) and the files only they needed deleted; orphan files are looked for at most hourly. 0 turns it off.' },
+  { key: 'iceberg.orphan.files.older.than.ms', type: 'long', default: 259_200_000, min: 0, doc: 'Files in a table\'s location that nothing references are deleted once they are this old (3 days, as Iceberg\'s remove_orphan_files suggests): the window must outlast any upload or commit in progress.' },
   { key: 'iceberg.commit.interval.ms', type: 'long', default: 60_000, min: 1, doc: 'Default of the topic config iceberg.commit.interval.ms: the active segment rolls and a table snapshot is committed at most this often, so tables lag the log by about this much.' },
   { key: 'iceberg.s3.endpoint', type: 'string', default: '', doc: 'S3 endpoint for S3-compatible stores (MinIO, Ceph, R2); empty for AWS.' },
   { key: 'iceberg.s3.region', type: 'string', default: '', doc: 'S3 region; empty uses AWS_REGION, then us-east-1.' },
@@ -61,6 +63,9 @@ export const SETTINGS = Object.freeze([
   { key: 'remote.log.reader.cache.total.size.bytes', type: 'long', default: 128 * 1024 * 1024, min: 0, doc: 'Memory for record batches rebuilt from Parquet, so repeated fetches of the same remote range are served from memory: a range is kept from its second fetch on, so a one-pass scan of history neither fills nor evicts it (least recently used evicted first; 0 turns the cache off).' },
   { key: 'log.local.retention.ms', type: 'long', default: -2, min: -2, doc: 'Default of local.retention.ms: how long tiered segments stay on local disk (-2: as long as retention.ms).' },
   { key: 'log.local.retention.bytes', type: 'long', default: -2, min: -2, doc: 'Default of local.retention.bytes: local bytes kept per tiered partition (-2: as retention.bytes).' },
+  // Schema registry
+  { key: 'schema.registry.port', type: 'int', default: 8081, min: -1, max: 65535, doc: 'Port of the built-in schema registry (Confluent Schema Registry REST API; 0 picks a free port, -1 turns it off). Its state lives in the internal topic _schemas.' },
+  { key: 'schema.registry.host', type: 'string', default: '0.0.0.0', doc: 'Address the schema registry binds to.' },
   // Groups
   { key: 'offsets.retention.minutes', type: 'long', default: 7 * 24 * 60, min: 1, doc: 'Committed offsets of an empty group expire after this long.' },
   { key: 'group.min.session.timeout.ms', type: 'int', default: 6000, min: 0, doc: 'Smallest session timeout a member may ask for.' },
@@ -69,6 +74,9 @@ export const SETTINGS = Object.freeze([
   { key: 'group.max.size', type: 'int', default: 2_147_483_647, min: 1, doc: 'Most members a consumer group may have; more joins are refused with GROUP_MAX_SIZE_REACHED.' },
   { key: 'offsets.retention.check.interval.ms', type: 'long', default: 600_000, min: 1, doc: 'How often expired committed offsets (see offsets.retention.minutes) are removed.' },
   { key: 'offset.metadata.max.bytes', type: 'int', default: 4096, min: 0, doc: 'Longest metadata string an offset commit may carry; longer ones get OFFSET_METADATA_TOO_LARGE.' },
+  // Admin HTTP port (health, readiness, metrics)
+  { key: 'admin.port', type: 'int', default: 9644, min: -1, max: 65535, doc: 'Port of the admin HTTP server: /health, /ready and /metrics (Prometheus text format); 0 picks a free port, -1 turns it off.' },
+  { key: 'admin.host', type: 'string', default: '0.0.0.0', doc: 'Address the admin HTTP server binds to.' },
   // Operations
   { key: 'log.level', type: 'enum', default: 'info', values: ['debug', 'info', 'warn', 'error', 'silent'], doc: 'Lowest level of structured log lines written to stdout.' },
   { key: 'shutdown.timeout.ms', type: 'long', default: 30_000, min: 0, doc: 'On SIGTERM/SIGINT, wait this long for in-flight requests before closing connections.' },

@@ -491,6 +491,24 @@ export class PartitionLog {
   }
 
   /**
+   * The timestamp of the first record of the batch holding `offset` (or of the first batch after it, across
+   * offset gaps), from the batch header: see LogSegment.firstTimestamp. Undefined at or past the log end.
+   * Read-only, for metrics (the event time of the oldest record the table does not hold yet).
+   */
+  async firstTimestampFrom(offset: number): Promise<number | undefined> {
+    if (this.closed) return undefined;
+    const segs = this.segments;
+    const from = Math.max(offset, this.startOffset);
+    for (let i = Math.max(0, floorSegment(segs, from)); i < segs.length; i++) {
+      const seg = segs[i] as LogSegment;
+      if (seg.nextOffset <= from) continue;
+      const loc = await seg.locate(Math.max(from, seg.baseOffset));
+      if (loc !== undefined) return seg.firstTimestamp(loc);
+    }
+    return undefined;
+  }
+
+  /**
    * Deletes old segments as retention.ms (by each segment's max timestamp) and retention.bytes (oldest first)
    * allow, never the active segment, and only those canDeleteSegment approves (stopping at the first refusal,
    * so the log stays contiguous). Advances the log start offset. Returns how many segments were deleted.

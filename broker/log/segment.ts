@@ -32,6 +32,8 @@ export interface SegmentRead {
 }
 
 const EMPTY = Buffer.alloc(0);
+/** Batch attributes bit 3: the timestamps are LogAppendTime. */
+const TIMESTAMP_TYPE_BIT = 0x08;
 /** Bytes of a header needed to know a batch's offsets and max timestamp. */
 const HEADER_NEED = BATCH_OFFSETS.maxTimestamp + 8;
 
@@ -362,6 +364,24 @@ export class LogSegment {
       const n = await readFully(this.handle, buf, loc.sizeInBytes, loc.position);
       if (n !== loc.sizeInBytes) throw this.corrupt(loc.position);
       return buf;
+    } finally {
+      this.leave();
+    }
+  }
+
+  /**
+   * The timestamp of the first record of a batch found by locate(): its base timestamp, or its max timestamp
+   * when the batch uses LogAppendTime (every record then has it). One 14-byte read of the header.
+   */
+  async firstTimestamp(loc: BatchLocation): Promise<number> {
+    this.enter();
+    try {
+      const from = BATCH_OFFSETS.attributes;
+      const buf = Buffer.allocUnsafe(BATCH_OFFSETS.maxTimestamp - from);
+      const n = await readFully(this.handle, buf, buf.length, loc.position + from);
+      if (n !== buf.length) throw this.corrupt(loc.position);
+      const logAppendTime = (buf.readInt16BE(0) & TIMESTAMP_TYPE_BIT) !== 0;
+      return logAppendTime ? loc.maxTimestamp : readInt64(buf, BATCH_OFFSETS.baseTimestamp - from);
     } finally {
       this.leave();
     }

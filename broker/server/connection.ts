@@ -22,12 +22,20 @@ export interface ConnectionInfo {
  */
 export type FrameHandler = (frame: Buffer, conn: ConnectionInfo) => Promise<Buffer | undefined> | Buffer | undefined;
 
+/** Bytes moved over Kafka client sockets, added to by every connection (metrics read it). */
+export interface TrafficCounters {
+  bytesIn: number;
+  bytesOut: number;
+}
+
 export interface ConnectionOptions {
   readonly maxFrameBytes: number;
   readonly maxInFlight: number;
   readonly maxUnsentBytes: number;
   /** Close after this long without traffic while nothing is in flight; 0 disables. */
   readonly idleMs: number;
+  /** Where to count bytes in and out, when metrics are on. */
+  readonly traffic?: TrafficCounters;
 }
 
 type Slot = { done: boolean; response: Buffer | undefined };
@@ -61,6 +69,7 @@ export class Connection {
   }
 
   private onData(chunk: Buffer): void {
+    if (this.options.traffic !== undefined) this.options.traffic.bytesIn += chunk.length;
     if (this.draining) return;
     let frames: Buffer[];
     try {
@@ -120,7 +129,10 @@ export class Connection {
     this.inFlight--;
     while (this.queue.length > 0 && this.queue[0]?.done) {
       const head = this.queue.shift();
-      if (head?.response && !this.closed) this.socket.write(head.response);
+      if (head?.response && !this.closed) {
+        if (this.options.traffic !== undefined) this.options.traffic.bytesOut += head.response.length;
+        this.socket.write(head.response);
+      }
     }
     this.pump();
     if (this.inFlight === 0) this.notifyIdle();

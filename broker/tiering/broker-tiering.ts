@@ -16,9 +16,9 @@
  * - Recovery from the warehouse alone: a partition whose local log is empty but whose table holds offsets up
  *   to C (the local disk was lost) starts its local log at C + 1; earlier offsets are served from the table.
  */
-import type { TieringPlugin, TopicTieringConfig } from '../../tiering/plugin/api.js';
+import type { TableStats, TieringObserver, TieringPlugin, TopicTieringConfig } from '../../tiering/plugin/api.js';
 import { openIcebergTiering, type OpenedIcebergTiering } from '../../tiering/plugin/open-iceberg-tiering.js';
-import type { SegmentCodec } from '../../tiering/plugin/segment-codec.js';
+import type { CacheStats, SegmentCodec } from '../../tiering/plugin/segment-codec.js';
 import type { BrokerConfig } from '../config/settings.js';
 import type { ClosedSegmentEvent, LogManager, TopicPartition } from '../log/log-manager.js';
 import type { PartitionLog } from '../log/partition-log.js';
@@ -72,12 +72,21 @@ export interface BrokerTieringOptions {
   readonly codec: SegmentCodec;
   /** Replaces the plugin built from the config (tests). */
   readonly plugin?: TieringPlugin;
+  /** Told about each copy and commit (metrics). */
+  readonly observer?: TieringObserver;
+}
+
+/** Reads served from tiered storage since start (Fetch below the local log start), for metrics. */
+export interface RemoteReadCounters {
+  reads: number;
+  bytes: number;
 }
 
 export class BrokerTiering implements RemoteLogReader {
   private logs: LogManager | undefined;
   private readonly rollTimers = new Map<string, { interval: number; timer: NodeJS.Timeout }>();
   private retentionTimer: NodeJS.Timeout | undefined;
+  readonly remoteReads: RemoteReadCounters = { reads: 0, bytes: 0 };
 
   private constructor(
     readonly plugin: TieringPlugin,
@@ -85,13 +94,14 @@ export class BrokerTiering implements RemoteLogReader {
     private readonly opened: OpenedIcebergTiering | undefined,
     private readonly config: BrokerConfig,
     private readonly log: Logger,
+    private readonly codec?: SegmentCodec,
   ) {}
 
   /** Opens the tiering stack (tiering/ builds it from the config); undefined when remote.log.storage.system.enable is off. */
   static async start(options: BrokerTieringOptions): Promise<BrokerTiering | undefined> {
     const { config, log } = options;
     if (!config['remote.log.storage.system.enable']) return undefined;
-    if (options.plugin) return new BrokerTiering(options.plugin, undefined, config, log);
+    if (options.plugin) return new BrokerTiering(options.plugin, undefined, config, log, options.codec);
     const tlog = log.child({ logger: 'tiering' });
     const opened = await openIcebergTiering({
       warehouse: config['iceberg.warehouse'],
@@ -108,9 +118,11 @@ export class BrokerTiering implements RemoteLogReader {
       onInfo: (message, context) => tlog.info(message, context),
       codec: options.codec,
       onError: (err, context) => tlog.warn('tiering step failed; it will be retried', { err, ...context }),
+      ...(options.observer ? { observer: options.observer } : {}),
+      maintenance: { intervalMs: config['iceberg.maintenance.interval.ms'], orphanWindowMs: config['iceberg.orphan.files.older.than.ms'] },
     });
     if (opened.restUrl !== undefined) tlog.info('iceberg REST catalog started', { url: opened.restUrl, warehouse: opened.warehouse });
-    return new BrokerTiering(opened.plugin, opened, config, tlog);
+    return new BrokerTiering(opened.plugin, opened, config, tlog, options.codec);
   }
 
   /** The REST catalog's URL, when it runs. */
@@ -256,7 +268,30 @@ export class BrokerTiering implements RemoteLogReader {
     if (!this.plugin.isTiered(topic)) return Buffer.alloc(0);
     const committed = this.plugin.metadata.highestCommittedOffset({ topic, partition });
     if (fetchOffset > committed) return Buffer.alloc(0);
-    return (await this.plugin.read({ topic, partition }, fetchOffset, maxBytes, minOneBatch)).records;
+    const records = (await this.plugin.read({ topic, partition }, fetchOffset, maxBytes, minOneBatch)).records;
+    this.remoteReads.reads++;
+    this.remoteReads.bytes += records.length;
+    return records;
+  }
+
+  /** Whether the topic is tiered (an Iceberg table). */
+  isTiered(topic: string): boolean {
+    return this.plugin.isTiered(topic);
+  }
+
+  /** The first offset held in the table, undefined when the partition has no remote data (or is not tiered). */
+  remoteLogStartOffset(topic: string, partition: number): number | undefined {
+    return this.plugin.isTiered(topic) ? this.plugin.metadata.remoteLogStartOffset({ topic, partition }) : undefined;
+  }
+
+  /** What the topic's table holds (files, snapshots, manifests); undefined when not tiered. */
+  tableStats(topic: string): Promise<TableStats | undefined> {
+    return this.plugin.tableStats(topic);
+  }
+
+  /** Hits and misses of the remote read caches. */
+  cacheStats(): readonly CacheStats[] {
+    return this.codec?.cacheStats?.() ?? [];
   }
 
   async deleteRecordsBefore(topic: string, partition: number, offset: number): Promise<void> {

@@ -307,10 +307,11 @@ export class WarehouseCatalog implements Catalog {
           return undefined;
         }
         if (p.etag === undefined) await this.putVersionHint(metadataLocation); // lock mode: no race to settle
-        return { metadataLocation, metadata, lockMode: p.etag === undefined };
+        return { metadataLocation, metadata, base, lockMode: p.etag === undefined };
       });
       if (outcome) {
         if (!outcome.lockMode) await this.writeVersionHint(id, outcome.metadataLocation);
+        await this.pruneMetadataFiles(outcome.base, outcome.metadata);
         return { metadataLocation: outcome.metadataLocation, metadata: outcome.metadata };
       }
       if (attempt + 1 >= this.swapAttempts) {
@@ -321,6 +322,20 @@ export class WarehouseCatalog implements Catalog {
         );
       }
       await sleep(backoffDelay(attempt, { baseDelayMs: 5, maxDelayMs: 200 }));
+    }
+  }
+
+  /**
+   * With `write.metadata.delete-after-commit.enabled=true`, deletes the metadata files that fell off the
+   * metadata log in this commit (Iceberg's rule: what the old log named and the new one does not). Best
+   * effort: a file left behind is found by orphan removal.
+   */
+  private async pruneMetadataFiles(base: TableMetadata, metadata: TableMetadata): Promise<void> {
+    if ((metadata.properties[DELETE_AFTER_COMMIT_ENABLED] ?? 'false').trim().toLowerCase() !== 'true') return;
+    const still = new Set(metadata['metadata-log'].map((e) => e['metadata-file']));
+    for (const e of base['metadata-log']) {
+      if (still.has(e['metadata-file'])) continue;
+      await this.io.delete(e['metadata-file']).catch(() => undefined);
     }
   }
 
@@ -442,6 +457,9 @@ export class WarehouseCatalog implements Catalog {
     }
   }
 }
+
+/** Table property: delete metadata files that fall off the metadata log after a commit (Iceberg's name; default false). */
+export const DELETE_AFTER_COMMIT_ENABLED = 'write.metadata.delete-after-commit.enabled';
 
 /** Table property: how many previous metadata files `metadata-log` keeps (Iceberg's name and default). */
 export const PREVIOUS_VERSIONS_MAX = 'write.metadata.previous-versions-max';

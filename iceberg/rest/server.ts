@@ -44,6 +44,11 @@ export interface RestCatalogServerOptions {
   readonly tableConfig?: Readonly<Record<string, string>>;
   /** Whether outside writers must not change the table. Default: the table has the `floe.owner` property. */
   readonly isReadOnly?: (id: TableIdentifier, metadata: TableMetadata) => boolean;
+  /**
+   * Table properties outside writers may still set or remove on a read-only table (a commit of only such
+   * property changes), e.g. its maintenance settings. Default: none.
+   */
+  readonly settableWhenReadOnly?: (key: string) => boolean;
   /** Largest request body accepted. Default 16 MiB. */
   readonly maxBodyBytes?: number;
 }
@@ -202,7 +207,12 @@ export class RestCatalogServer {
           POST: async ({ params, body }) => {
             const id = tableId(params);
             const { requirements, updates } = parseCommitTableRequest(await body());
-            await this.refuseIfOwned(id, 'commit to');
+            const settable = this.options.settableWhenReadOnly;
+            const onlySettable =
+              settable !== undefined &&
+              updates.length > 0 &&
+              updates.every((u) => (u.action === 'set-properties' ? Object.keys(u.updates).every(settable) : u.action === 'remove-properties' && u.removals.every(settable)));
+            if (!onlySettable) await this.refuseIfOwned(id, 'commit to');
             for (const u of updates) {
               if (u.action === 'set-properties' && u.updates[FLOE_OWNER_PROPERTY] !== undefined) {
                 throw new CatalogError('FORBIDDEN', `Property '${FLOE_OWNER_PROPERTY}' is reserved for tables Floe creates itself`);

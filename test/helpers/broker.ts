@@ -15,6 +15,8 @@ export interface TestBroker {
   readonly broker: Broker;
   readonly port: number;
   readonly bootstrap: string;
+  /** The admin HTTP port's URL (`http://127.0.0.1:<port>`), undefined with --admin.port=-1. */
+  readonly adminUrl: string | undefined;
   readonly dataDir: string;
   stop(): Promise<void>;
 }
@@ -29,14 +31,26 @@ export async function tempDir(prefix = 'floe-test-'): Promise<string> {
  */
 export function withTieringDefault(flags: readonly string[]): string[] {
   const own = flags.some((f) => f.startsWith('--remote.log.storage.system.enable'));
-  return own ? [...flags] : ['--remote.log.storage.system.enable=false', ...flags];
+  const withTiering = own ? [...flags] : ['--remote.log.storage.system.enable=false', ...flags];
+  // The schema registry is on by default (port 8081); tests that want it pass --schema.registry.port=0.
+  const ownRegistry = flags.some((f) => f.startsWith('--schema.registry.port'));
+  return ownRegistry ? withTiering : ['--schema.registry.port=-1', ...withTiering];
+}
+
+/**
+ * The admin HTTP port listens on a free port of 127.0.0.1 in tests (never the default 9644, which parallel
+ * tests would share), unless the caller passes its own `--admin.port=...`.
+ */
+export function withAdminDefault(flags: readonly string[]): string[] {
+  const own = flags.some((f) => f.startsWith('--admin.port'));
+  return own ? [...flags] : ['--admin.port=0', '--admin.host=127.0.0.1', ...flags];
 }
 
 /** Starts a broker in this process. `flags` are CLI-style settings (`--num.partitions=3`). */
 export async function startBroker(flags: string[] = [], options: { dataDir?: string; keepData?: boolean } = {}): Promise<TestBroker> {
   const dataDir = options.dataDir ?? (await tempDir());
   const loaded = loadConfig({
-    argv: ['--listeners=PLAINTEXT://127.0.0.1:0', `--log.dirs=${dataDir}`, '--group.initial.rebalance.delay.ms=0', ...withTieringDefault(flags)],
+    argv: ['--listeners=PLAINTEXT://127.0.0.1:0', `--log.dirs=${dataDir}`, '--group.initial.rebalance.delay.ms=0', ...withAdminDefault(withTieringDefault(flags))],
     env: {},
   });
   if (loaded.help) throw new Error('unexpected --help');
@@ -46,6 +60,7 @@ export async function startBroker(flags: string[] = [], options: { dataDir?: str
     broker,
     port: broker.port,
     bootstrap: `127.0.0.1:${broker.port}`,
+    adminUrl: broker.adminPort >= 0 ? `http://127.0.0.1:${broker.adminPort}` : undefined,
     dataDir,
     async stop() {
       await broker.stop();
@@ -66,6 +81,10 @@ export interface BrokerProcess {
   readonly ended: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The built-in Iceberg REST catalog's URL (on 127.0.0.1), when tiering runs. */
   readonly restUrl: string | undefined;
+  /** The admin HTTP port's URL (on 127.0.0.1), unless admin.port is -1. */
+  readonly adminUrl: string | undefined;
+  /** The built-in schema registry's URL (on 127.0.0.1), when it runs. */
+  readonly registryUrl: string | undefined;
 }
 
 const MAIN = resolve('dist/broker/main.js');
@@ -77,7 +96,8 @@ const MAIN = resolve('dist/broker/main.js');
 export async function spawnBroker(dataDir: string, flags: string[] = [], port = 0, options: { env?: NodeJS.ProcessEnv; rawFlags?: boolean } = {}): Promise<BrokerProcess> {
   const base = [`--listeners=PLAINTEXT://127.0.0.1:${port}`, `--log.dirs=${dataDir}`, '--log.level=info'];
   // rawFlags: exactly the caller's settings after the listener, log dir and log level (everything else default).
-  const args = options.rawFlags ? [...base, ...flags] : [...base, '--group.initial.rebalance.delay.ms=0', ...withTieringDefault(flags)];
+  // The admin port too is on a free port of 127.0.0.1 unless the caller sets it (see withAdminDefault).
+  const args = options.rawFlags ? [...base, ...withAdminDefault(flags)] : [...base, '--group.initial.rebalance.delay.ms=0', ...withAdminDefault(withTieringDefault(flags))];
   const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
   let out = '';
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once('exit', (code, signal) => res({ code, signal })));
@@ -95,5 +115,9 @@ export async function spawnBroker(dataDir: string, flags: string[] = [], port = 
   const boundPort = await started;
   const rest = /"msg":"iceberg REST catalog started"[^\n]*"url":"http:\/\/[^"]*:(\d+)"/.exec(out);
   const restUrl = rest ? `http://127.0.0.1:${rest[1]}` : undefined;
-  return { child, port: boundPort, bootstrap: `127.0.0.1:${boundPort}`, output: () => out, exited, ended, restUrl };
+  const admin = /"msg":"admin HTTP started"[^\n]*"url":"http:\/\/[^"]*:(\d+)"/.exec(out);
+  const adminUrl = admin ? `http://127.0.0.1:${admin[1]}` : undefined;
+  const registry = /"msg":"schema registry started"[^\n]*"url":"http:\/\/[^"]*:(\d+)"/.exec(out);
+  const registryUrl = registry ? `http://127.0.0.1:${registry[1]}` : undefined;
+  return { child, port: boundPort, bootstrap: `127.0.0.1:${boundPort}`, output: () => out, exited, ended, restUrl, adminUrl, registryUrl };
 }

@@ -16,8 +16,13 @@ export interface ByteBudgetCacheOptions<V> {
 export class ByteBudgetCache<V extends object> {
   private readonly lru: LRUCache<string, V>;
   private readonly loading = new Map<string, Promise<V>>();
+  /** Lookups answered from memory, and lookups that loaded (or joined a load), since creation. */
+  hits = 0;
+  misses = 0;
+  readonly maxBytes: number;
 
   constructor(options: ByteBudgetCacheOptions<V>) {
+    this.maxBytes = options.maxBytes;
     this.lru = new LRUCache<string, V>({
       maxSize: options.maxBytes,
       // A value larger than the whole budget is simply not kept (lru-cache refuses it).
@@ -28,7 +33,11 @@ export class ByteBudgetCache<V extends object> {
   /** The cached value for `key`, or the result of `load()` (cached, and shared with concurrent callers). */
   async get(key: string, load: () => Promise<V>): Promise<V> {
     const hit = this.lru.get(key);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) {
+      this.hits++;
+      return hit;
+    }
+    this.misses++;
     const pending = this.loading.get(key);
     if (pending) return pending;
     const p = load().then(

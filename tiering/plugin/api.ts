@@ -112,6 +112,38 @@ export interface TopicCompactionConfig {
   readonly targetFileSizeBytes?: number | undefined;
 }
 
+/**
+ * Told about tiering work as it happens, for metrics (one call per copied segment or commit, never per
+ * record). Every method is optional; an observer must not throw (what it throws is ignored).
+ */
+export interface TieringObserver {
+  /** A closed segment was converted and uploaded (not yet committed). */
+  segmentCopied?(event: { readonly topic: string; readonly partition: number; readonly sizeInBytes: number; readonly seconds: number }): void;
+  /** A copy failed; it will be retried. */
+  copyFailed?(event: { readonly topic: string; readonly partition: number }): void;
+  /** A commit of copied segments landed. `retry`: an earlier attempt of this topic's commit had failed. */
+  committed?(event: { readonly topic: string; readonly segments: number; readonly seconds: number; readonly retry: boolean }): void;
+  /** A commit failed; it will be retried with backoff. */
+  commitFailed?(event: { readonly topic: string; readonly seconds: number; readonly retry: boolean }): void;
+}
+
+/** What a topic's table holds now, read from its metadata (for metrics and status pages). */
+export interface TableStats {
+  /** `<namespace>.<name>`. */
+  readonly table: string;
+  readonly dataFiles: number;
+  /** Bytes of the live data files (delete files not counted). */
+  readonly dataFileBytes: number;
+  readonly deleteFiles: number;
+  readonly records: number;
+  /** Snapshots in the table metadata (expiry removes old ones). */
+  readonly snapshots: number;
+  /** Manifests of the current snapshot. */
+  readonly manifests: number;
+  /** When the current snapshot was committed (ms since the epoch), -1 when the table has none. */
+  readonly lastCommitMs: number;
+}
+
 /** What the broker holds. Implementations: `IcebergTieringPlugin`. */
 export interface TieringPlugin {
   readonly storage: RemoteStorageManager;
@@ -149,6 +181,8 @@ export interface TieringPlugin {
   read(tp: TopicPartitionId, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<RemoteFetchResult>;
   /** Applies total retention to remote data (`now` in ms since the epoch); returns the segments removed. */
   enforceRetention(topic: string, now: number): Promise<number>;
+  /** What the topic's table holds now (metadata reads, cached per snapshot); undefined when not tiered. */
+  tableStats(topic: string): Promise<TableStats | undefined>;
   /** Resolves when every segment queued so far is committed (or has failed for good). */
   drain(): Promise<void>;
   /**

@@ -20,7 +20,7 @@ import { createBatchCache, type BatchCache } from '../convert/batch-cache.js';
 import { createFooterCache, type FooterCache } from '../convert/footer-cache.js';
 import type { RebuildCompression } from '../convert/batch-assembly.js';
 import type { RemoteFetchResult } from './api.js';
-import type { ConvertedSegment, ConvertSegmentInput, ReadSegmentInput, SegmentCodec } from './segment-codec.js';
+import type { CacheStats, ConvertedSegment, ConvertSegmentInput, ReadSegmentInput, SegmentCodec } from './segment-codec.js';
 
 /** Name of the table's partition field (identity of `kafka.partition`). */
 export const PARTITION_FIELD = 'kafka_partition';
@@ -63,6 +63,15 @@ export class ConvertCodec implements SegmentCodec {
 
   tableSchema(): Schema {
     return topicTableSchema();
+  }
+
+  cacheStats(): readonly CacheStats[] {
+    const b = this.batches;
+    return [
+      { cache: 'remote_batches', hits: b.hits, misses: b.misses, bytes: b.bytes, maxBytes: b.maxBytes, entries: b.size },
+      { cache: 'parquet_footers', hits: this.footers.hits, misses: this.footers.misses, bytes: this.footers.bytes, maxBytes: this.footers.maxBytes, entries: this.footers.size },
+      { cache: 'offset_indexes', hits: this.indexes.hits, misses: this.indexes.misses, bytes: this.indexes.bytes, maxBytes: this.indexes.maxBytes, entries: this.indexes.size },
+    ];
   }
 
   partitionSpec(_schema: Schema): PartitionSpec {

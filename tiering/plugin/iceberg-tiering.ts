@@ -22,6 +22,8 @@ import {
   type RemoteLogMetadataManager,
   type RemoteLogSegmentMetadata,
   type RemoteStorageManager,
+  type TableStats,
+  type TieringObserver,
   type TieringPlugin,
   type TopicPartitionId,
   type TopicTieringConfig,
@@ -31,7 +33,9 @@ import { FileLeases } from './file-leases.js';
 import { IcebergTopic, type CompactionOutcome } from './iceberg-topic.js';
 import { segmentFor, toMetadata } from './partition-manifest.js';
 import { TieringScheduler } from './scheduler.js';
+import { TableMaintenance, type MaintenanceOptions, type MaintenanceResult } from './table-maintenance.js';
 import type { SegmentCodec } from './segment-codec.js';
+import { TableStatsReader } from './table-stats.js';
 
 export interface IcebergTieringOptions {
   readonly catalog: Catalog;
@@ -43,6 +47,15 @@ export interface IcebergTieringOptions {
   /** Copied segments per topic that force a commit before the interval is up. Default 64. */
   readonly maxUncommittedSegments?: number;
   readonly onError?: (err: unknown, context: Record<string, unknown>) => void;
+  /** Told about each copy and commit (metrics). */
+  readonly observer?: TieringObserver;
+  /**
+   * Snapshot expiry (and, hourly, orphan removal) runs for each table this often; 0 turns the timer off
+   * (`maintain` still works). Default 5 minutes.
+   */
+  readonly maintenanceIntervalMs?: number;
+  /** Settings of table maintenance (orphan window and interval). */
+  readonly maintenance?: Omit<MaintenanceOptions, 'inUse'>;
   readonly now?: () => number;
   readonly retryBaseMs?: number;
   readonly retryMaxMs?: number;
@@ -83,6 +96,10 @@ export class IcebergTieringPlugin implements TieringPlugin {
   /** Topics whose table compaction left alone, logged once each. */
   private readonly leftAlone = new Set<string>();
   private closed = false;
+  private readonly upkeep = new Map<string, TableMaintenance>();
+  private maintenanceTimer: NodeJS.Timeout | undefined;
+  private maintaining: Promise<unknown> = Promise.resolve();
+  private readonly stats: TableStatsReader;
 
   constructor(private readonly options: IcebergTieringOptions) {
     this.scheduler = new TieringScheduler({
@@ -95,6 +112,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
       ...(options.maxConcurrentCopies !== undefined ? { maxConcurrentCopies: options.maxConcurrentCopies } : {}),
       ...(options.maxUncommittedSegments !== undefined ? { maxUncommittedSegments: options.maxUncommittedSegments } : {}),
       ...(options.onError ? { onError: options.onError } : {}),
+      ...(options.observer ? { observer: options.observer } : {}),
       ...(options.now ? { now: options.now } : {}),
       ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
       ...(options.retryMaxMs !== undefined ? { retryMaxMs: options.retryMaxMs } : {}),
@@ -108,6 +126,15 @@ export class IcebergTieringPlugin implements TieringPlugin {
       ...(options.onError ? { onError: options.onError } : {}),
       ...(options.now ? { now: options.now } : {}),
     });
+    this.stats = new TableStatsReader(options.io);
+    const every = options.maintenanceIntervalMs ?? 5 * 60 * 1000;
+    if (every > 0) {
+      this.maintenanceTimer = setInterval(() => {
+        // One round at a time: a slow round (a big table, a slow store) is not stacked on.
+        this.maintaining = this.maintaining.then(() => this.maintainAll());
+      }, every);
+      this.maintenanceTimer.unref();
+    }
     this.storage = {
       copyLogSegmentData: (segment) => this.require(segment.topic).copy(segment),
       fetchLogSegment: async (segment, fetchOffset, maxBytes, minOneBatch) => {
@@ -209,6 +236,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
     this.scheduler.forgetTopic(topic);
     this.compactor.forgetTopic(topic);
     await entry?.table?.retire();
+    if (entry?.table !== undefined) this.stats.forget(entry.table.tableLocation);
     if (options.dropTable) await IcebergTopic.drop({ catalog: this.options.catalog, topic, namespace: entry?.config.namespace ?? ['kafka'], table: entry?.table });
   }
 
@@ -255,15 +283,49 @@ export class IcebergTieringPlugin implements TieringPlugin {
     return removed;
   }
 
+  async tableStats(topic: string): Promise<TableStats | undefined> {
+    const t = this.tiered(topic);
+    if (t === undefined) return undefined;
+    return this.stats.read([...t.id.namespace, t.id.name].join('.'), t.metadata);
+  }
+
   drain(): Promise<void> {
     return this.scheduler.drain();
+  }
+
+  /**
+   * Expires the topic table's snapshots and deletes what only they needed (orphans too, when due); undefined
+   * when the topic is not tiered. Runs between the table's commits.
+   */
+  maintain(topic: string): Promise<MaintenanceResult | undefined> {
+    const t = this.tiered(topic);
+    if (t === undefined) return Promise.resolve(undefined);
+    let m = this.upkeep.get(topic);
+    if (m === undefined) {
+      m = new TableMaintenance(this.options.io, { ...this.options.maintenance, inUse: (location) => this.filesInUse(location) });
+      this.upkeep.set(topic, m);
+    }
+    return t.maintain(m);
+  }
+
+  private async maintainAll(): Promise<void> {
+    for (const topic of [...this.topics.keys()]) {
+      if (this.closed) return;
+      try {
+        await this.maintain(topic);
+      } catch (err) {
+        this.options.onError?.(err, { topic, operation: 'maintenance' });
+      }
+    }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.compactor.close();
+    clearInterval(this.maintenanceTimer);
     await this.scheduler.close();
+    await this.maintaining;
   }
 
   private tiered(topic: string): IcebergTopic | undefined {

@@ -38,6 +38,7 @@ import { decodeSegmentIndex, type SegmentIndex } from '../offset-index/format.js
 import { padOffset, resolveLocation } from '../offset-index/location.js';
 import { FLOE_OWNER_PROPERTY } from '../../iceberg/rest/server.js';
 import { Table } from '../../iceberg/table.js';
+import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { TieringError, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata } from './api.js';
 import { crashPoint } from './crash-points.js';
 import { FileLeases } from './file-leases.js';
@@ -47,7 +48,9 @@ import {
   SEGMENTS_PREFIX,
   committedOffsetIn,
   emptyManifest,
+  historyDepths,
   loadManifests,
+  RENAME_AFTER_SNAPSHOTS,
   manifestLocation,
   segmentFor,
   serializeManifest,
@@ -56,6 +59,7 @@ import {
   type SegmentEntry,
 } from './partition-manifest.js';
 import type { SegmentCodec } from './segment-codec.js';
+import { FLOE_TABLE_PROPERTIES, type MaintenanceResult, type TableMaintenance } from './table-maintenance.js';
 
 export type { CompactionOutcome, CompactOptions } from './topic-compaction.js';
 
@@ -113,7 +117,7 @@ export class IcebergTopic {
         .createTable(id, {
           schema,
           partitionSpec: codec.partitionSpec(schema),
-          properties: { [FLOE_OWNER_PROPERTY]: FLOE_OWNER, [TOPIC_PROPERTY]: topic, 'write.parquet.compression-codec': 'zstd' },
+          properties: { ...FLOE_TABLE_PROPERTIES, [FLOE_OWNER_PROPERTY]: FLOE_OWNER, [TOPIC_PROPERTY]: topic, 'write.parquet.compression-codec': 'zstd' },
           formatVersion: 2,
         })
         .catch((err: unknown) => {
@@ -127,6 +131,11 @@ export class IcebergTopic {
 
   get tableLocation(): string {
     return this.table.location;
+  }
+
+  /** The table's metadata as of its last load or commit here (read-only; metrics read their stats from it). */
+  get metadata(): TableMetadata {
+    return this.table.metadata;
   }
 
   manifest(partition: number): PartitionManifest {
@@ -289,6 +298,18 @@ export class IcebergTopic {
     for (const f of locations) if (!this.leases.inUse(f)) await this.io.delete(f).catch(() => undefined);
   }
 
+  /**
+   * Snapshot expiry and orphan removal (table-maintenance.ts), between this table's commits. The table is
+   * re-read first, so property changes made through the catalog apply and the plan is made on what is
+   * committed.
+   */
+  maintain(maintenance: TableMaintenance): Promise<MaintenanceResult> {
+    return this.serial(async () => {
+      await this.reload();
+      return maintenance.run(this.table);
+    });
+  }
+
   /** Re-reads the table and the committed history (after a failed or ambiguous commit). */
   reload(): Promise<void> {
     return (async () => {
@@ -396,15 +417,15 @@ export class IcebergTopic {
   }
 
   /**
-   * Names every other partition's committed history in this commit's summary too, so the newest Floe snapshot
-   * alone says where each partition's history is: snapshot expiry may then drop every older snapshot without
-   * losing a partition that has not changed for a while (its history would otherwise be named only by the
-   * old snapshot that last changed it).
+   * Names again, in this commit's summary, every other partition whose history was last named
+   * RENAME_AFTER_SNAPSHOTS or more snapshots ago. So the current history of every partition is always named
+   * within the newest snapshots, and snapshot expiry may drop everything older (see `historySnapshots`)
+   * without losing a partition that has not changed for a while, while each summary stays small.
    */
   private carryHistory(update: SnapshotUpdate, changed: Iterable<number>): void {
     const skip = new Set(changed);
-    for (const p of this.manifests.keys()) {
-      if (skip.has(p)) continue;
+    for (const [p, depth] of historyDepths(this.table.metadata)) {
+      if (skip.has(p) || depth < RENAME_AFTER_SNAPSHOTS - 1) continue;
       const loc = latestSummaryProperty(this.table.metadata, SEGMENTS_PREFIX + p);
       const offset = latestSummaryProperty(this.table.metadata, COMMITTED_OFFSET_PREFIX + p);
       if (loc !== undefined) update.set(SEGMENTS_PREFIX + p, loc);

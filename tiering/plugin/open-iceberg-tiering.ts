@@ -9,8 +9,9 @@ import { pathToFileURL } from 'node:url';
 import { WarehouseCatalog } from '../../iceberg/catalog/warehouse.js';
 import { createFileIO, schemeOf } from '../../iceberg/io/registry.js';
 import { RestCatalogServer } from '../../iceberg/rest/server.js';
-import type { TieringPlugin } from './api.js';
+import type { TieringObserver, TieringPlugin } from './api.js';
 import { crashInsideCommit } from './crash-points.js';
+import { isMaintenanceProperty } from './table-maintenance.js';
 import { IcebergTieringPlugin, type PluginCompactionOptions } from './iceberg-tiering.js';
 import type { SegmentCodec } from './segment-codec.js';
 
@@ -35,6 +36,10 @@ export interface IcebergTieringSettings {
   readonly compaction?: PluginCompactionOptions;
   /** Informational lines (compactions). */
   readonly onInfo?: (message: string, context: Record<string, unknown>) => void;
+  /** Told about each copy and commit (metrics). */
+  readonly observer?: TieringObserver;
+  /** Table maintenance: how often it runs (0: never) and how old an unreferenced file must be to go. */
+  readonly maintenance?: { readonly intervalMs: number; readonly orphanWindowMs: number };
 }
 
 export interface OpenedIcebergTiering {
@@ -95,12 +100,14 @@ export async function openIcebergTiering(settings: IcebergTieringSettings): Prom
     onError: settings.onError,
     ...(settings.compaction !== undefined ? { compaction: settings.compaction } : {}),
     ...(settings.onInfo !== undefined ? { onInfo: settings.onInfo } : {}),
+    ...(settings.observer ? { observer: settings.observer } : {}),
+    ...(settings.maintenance ? { maintenanceIntervalMs: settings.maintenance.intervalMs, maintenance: { orphanWindowMs: settings.maintenance.orphanWindowMs } } : {}),
   });
   const { port, host, token } = settings.rest;
   let rest: RestCatalogServer | undefined;
   let restUrl: string | undefined;
   if (port >= 0) {
-    rest = new RestCatalogServer({ catalog, port, host, warehouse, tableConfig, ...(token !== '' ? { token } : {}) });
+    rest = new RestCatalogServer({ catalog, port, host, warehouse, tableConfig, settableWhenReadOnly: isMaintenanceProperty, ...(token !== '' ? { token } : {}) });
     try {
       restUrl = (await rest.start()).url;
     } catch (err) {

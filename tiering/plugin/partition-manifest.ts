@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FileIO } from '../../iceberg/io/file-io.js';
 import { latestSummaryProperty } from '../../iceberg/transaction.js';
-import type { TableMetadata } from '../../iceberg/table-metadata.js';
+import { ancestorsOf, type TableMetadata } from '../../iceberg/table-metadata.js';
 import { TieringError, type RemoteLogSegmentMetadata, type TopicPartitionId } from './api.js';
 
 export const COMMITTED_OFFSET_PREFIX = 'floe.kafka.committed-offset.';
@@ -91,6 +91,47 @@ export function manifestLocations(metadata: TableMetadata): Map<number, string> 
     const p = Number(k.slice(SEGMENTS_PREFIX.length));
     const loc = latestSummaryProperty(metadata, k);
     if (Number.isSafeInteger(p) && loc !== undefined && loc !== '') out.set(p, loc);
+  }
+  return out;
+}
+
+/**
+ * A partition that has not changed for this many snapshots is named again by the next Floe commit (see
+ * `IcebergTopic`), so the current history is always within the newest snapshots: snapshot expiry can keep
+ * those (`historySnapshots`) and drop the rest, while each summary names only a few partitions.
+ */
+export const RENAME_AFTER_SNAPSHOTS = 16;
+
+/**
+ * For each partition the table's summaries know, how many snapshots back from the current one (0 = the
+ * current snapshot) its history was last named; partitions named only outside the current ancestry are
+ * left out.
+ */
+export function historyDepths(metadata: TableMetadata): Map<number, number> {
+  const out = new Map<number, number>();
+  let depth = 0;
+  for (const s of ancestorsOf(metadata, metadata['current-snapshot-id'])) {
+    for (const k of Object.keys(s.summary)) {
+      if (!k.startsWith(SEGMENTS_PREFIX)) continue;
+      const p = Number(k.slice(SEGMENTS_PREFIX.length));
+      if (Number.isSafeInteger(p) && !out.has(p)) out.set(p, depth);
+    }
+    depth++;
+  }
+  return out;
+}
+
+/**
+ * The snapshots the Kafka path needs: the current one and its ancestors back to the oldest that names a
+ * partition's current history. Snapshot expiry must keep them, or a partition's history would be lost.
+ */
+export function historySnapshots(metadata: TableMetadata): Set<bigint> {
+  const deepest = Math.max(0, ...historyDepths(metadata).values());
+  const out = new Set<bigint>();
+  let depth = 0;
+  for (const s of ancestorsOf(metadata, metadata['current-snapshot-id'])) {
+    if (depth++ > deepest) break;
+    out.add(s['snapshot-id']);
   }
   return out;
 }

@@ -8,7 +8,7 @@
  *
  * Failures are retried with capped exponential backoff; a segment the table already holds is dropped.
  */
-import { TieringError, type LogSegmentData, type RemoteLogSegmentMetadata } from './api.js';
+import { TieringError, type LogSegmentData, type RemoteLogSegmentMetadata, type TieringObserver } from './api.js';
 
 /** What the scheduler drives, per topic. */
 export interface TieringTarget {
@@ -25,6 +25,8 @@ export interface SchedulerOptions {
   readonly maxConcurrentCopies?: number;
   readonly maxUncommittedSegments?: number;
   readonly onError?: (err: unknown, context: Record<string, unknown>) => void;
+  /** Told about each copy and commit (metrics). */
+  readonly observer?: TieringObserver;
   readonly now?: () => number;
   /** Backoff after a failure: base and cap in ms. */
   readonly retryBaseMs?: number;
@@ -199,11 +201,13 @@ export class TieringScheduler {
       q.segments.shift();
       return;
     }
+    const started = performance.now();
     try {
       const meta = await target.copy(segment);
       q.segments.shift();
       q.failures = 0;
       t.uploaded.push(meta);
+      this.observe((o) => o.segmentCopied?.({ topic: q.topic, partition: q.partition, sizeInBytes: segment.sizeInBytes, seconds: (performance.now() - started) / 1000 }));
       this.scheduleCommit(q.topic, q);
     } catch (err) {
       if (err instanceof TieringError && err.code === 'ALREADY_COMMITTED') {
@@ -218,6 +222,7 @@ export class TieringScheduler {
       }
       q.failures++;
       q.retryAt = this.now() + this.backoff(q.failures);
+      this.observe((o) => o.copyFailed?.({ topic: q.topic, partition: q.partition }));
       this.options.onError?.(err, { topic: q.topic, partition: q.partition, baseOffset: segment.baseOffset, attempt: q.failures });
     }
   }
@@ -261,9 +266,13 @@ export class TieringScheduler {
     }
     t.committing = true;
     const batch = t.uploaded.slice();
+    const started = performance.now();
+    const retry = t.failures > 0;
+    const seconds = () => (performance.now() - started) / 1000;
     try {
       const committed = await target.commit(batch);
       if (committed) {
+        this.observe((o) => o.committed?.({ topic, segments: batch.length, seconds: seconds(), retry }));
         t.uploaded = t.uploaded.filter((u) => !batch.includes(u));
         t.failures = 0;
         t.lastCommitAt = this.now();
@@ -273,6 +282,7 @@ export class TieringScheduler {
       }
     } catch (err) {
       t.failures++;
+      this.observe((o) => o.commitFailed?.({ topic, seconds: seconds(), retry }));
       this.options.onError?.(err, { topic, segments: batch.length, attempt: t.failures });
     } finally {
       t.committing = false;
@@ -280,6 +290,16 @@ export class TieringScheduler {
     if (!this.closed && t.uploaded.length > 0 && !(this.forcing && t.failures === 0 && !this.hasMoreThanControl(t))) this.scheduleCommit(topic);
     this.pump();
     this.checkIdleIgnoringControlOnly();
+  }
+
+  private observe(call: (o: TieringObserver) => void): void {
+    const o = this.options.observer;
+    if (o === undefined) return;
+    try {
+      call(o);
+    } catch {
+      // Metrics must never break tiering.
+    }
   }
 
   private hasMoreThanControl(t: TopicState): boolean {

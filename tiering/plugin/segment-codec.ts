@@ -53,6 +53,18 @@ export interface ReadSegmentInput {
   readonly compression?: RebuildCompression;
 }
 
+/** One of the codec's read caches, for metrics. */
+export interface CacheStats {
+  /** e.g. `remote_batches`, `parquet_footers`, `offset_indexes`. */
+  readonly cache: string;
+  readonly hits: number;
+  readonly misses: number;
+  /** Bytes held now, and the budget. */
+  readonly bytes: number;
+  readonly maxBytes: number;
+  readonly entries: number;
+}
+
 export interface SegmentCodec {
   /** The schema new topic tables are created with. */
   tableSchema(): Schema;
@@ -62,4 +74,6 @@ export interface SegmentCodec {
   convertSegment(input: ConvertSegmentInput): Promise<ConvertedSegment>;
   /** Rebuilds the stored batches from the batch holding `fetchOffset`, within `maxBytes`. */
   readSegment(input: ReadSegmentInput): Promise<RemoteFetchResult>;
+  /** Counters of the read caches, when the codec has any. */
+  cacheStats?(): readonly CacheStats[];
 }

@@ -92,3 +92,28 @@ test('--help lists every setting with its environment name', () => {
     assert.ok(help.includes(envName(s.key)), s.key);
   }
 });
+
+test('schema registry port: 8081 by default, -1 off, 0 any; clashes with other listeners are refused', () => {
+  assert.equal(load([])?.['schema.registry.port'], 8081);
+  assert.equal(load([])?.['schema.registry.host'], '0.0.0.0');
+  assert.equal(load(['--schema.registry.port=-1'])?.['schema.registry.port'], -1);
+  assert.equal(load(['--schema.registry.port=0', '--schema.registry.host=127.0.0.1'])?.['schema.registry.host'], '127.0.0.1');
+  assert.throws(() => loadConfig({ argv: ['--schema.registry.port=-2'], env: {} }), /schema\.registry\.port must be at least -1/);
+  assert.throws(() => loadConfig({ argv: ['--schema.registry.port=70000'], env: {} }), /at most 65535/);
+  assert.throws(() => loadConfig({ argv: ['--listeners=PLAINTEXT://:9000', '--schema.registry.port=9000'], env: {} }), /Kafka listener's port/);
+  assert.throws(() => loadConfig({ argv: ['--iceberg.rest.port=9100', '--schema.registry.port=9100'], env: {} }), /also iceberg\.rest\.port/);
+  assert.equal(load(['--remote.log.storage.system.enable=false', '--iceberg.rest.port=9100', '--schema.registry.port=9100'])?.['schema.registry.port'], 9100, 'no catalog runs without tiering');
+});
+
+test('admin.port: 9644 by default, 0 and -1 allowed, anything outside -1..65535 refused naming the setting', () => {
+  assert.equal(load()['admin.port'], 9644);
+  assert.equal(load()['admin.host'], '0.0.0.0');
+  assert.equal(load(['--admin.port=0'])['admin.port'], 0);
+  assert.equal(load([], { FLOE_ADMIN_PORT: '-1' })['admin.port'], -1);
+  for (const bad of ['-2', '65536', 'http']) {
+    assert.throws(() => load([`--admin.port=${bad}`]), (err: unknown) => err instanceof ConfigError && /admin\.port/.test(err.message), bad);
+  }
+  assert.throws(() => load(['--listeners=PLAINTEXT://:9000', '--admin.port=9000']), /admin\.port 9000 is also the Kafka listener's port/);
+  assert.throws(() => load(['--schema.registry.port=9200', '--admin.port=9200']), /admin\.port 9200 is also schema\.registry\.port/);
+  assert.throws(() => load(['--iceberg.rest.port=9300', '--admin.port=9300']), /admin\.port 9300 is also iceberg\.rest\.port/);
+});

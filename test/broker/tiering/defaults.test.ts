@@ -25,7 +25,7 @@ test('with default settings a produced topic is an Iceberg table in the REST cat
     await rm(root, { recursive: true, force: true });
   });
   const warehouse = join(root, 'warehouse');
-  const broker = await spawnBroker(join(root, 'log'), [`--iceberg.warehouse=${warehouse}`, '--iceberg.rest.port=0', `--iceberg.commit.interval.ms=${INTERVAL_MS}`], 0, { rawFlags: true });
+  const broker = await spawnBroker(join(root, 'log'), [`--iceberg.warehouse=${warehouse}`, '--iceberg.rest.port=0', '--schema.registry.port=0', `--iceberg.commit.interval.ms=${INTERVAL_MS}`], 0, { rawFlags: true });
   cleanups.push(async () => {
     broker.child.kill('SIGTERM');
     await broker.exited;
@@ -59,7 +59,14 @@ test('with default settings a produced topic is an Iceberg table in the REST cat
   );
 
   const list = (await (await fetch(`${rest}/v1/namespaces/kafka/tables`)).json()) as { identifiers: { namespace: string[]; name: string }[] };
-  assert.deepEqual(list.identifiers, [{ namespace: ['kafka'], name: 'events' }], 'the topic is listed as kafka.events');
+  assert.deepEqual(
+    list.identifiers,
+    [
+      { namespace: ['kafka'], name: '_schemas' },
+      { namespace: ['kafka'], name: 'events' },
+    ],
+    'the topic is listed as kafka.events, beside the schema registry\'s _schemas (the registry runs by default and keeps its state in that topic)',
+  );
   const load = await loadTable(rest, 'events');
   assert.ok(load, 'the table loads');
   const location = (load['metadata'] as { location: string }).location;

@@ -129,3 +129,32 @@ test('commits from several processes on one warehouse: all land once, on a linea
   }
   assert.deepEqual(values.sort((a, b) => Number(a - b)), Array.from({ length: processes * each }, (_, i) => BigInt(i)));
 });
+
+for (const conditional of [true, false]) {
+  test(`write.metadata.delete-after-commit.enabled deletes the metadata files that fall off the log (${conditional ? 'conditional writes' : 'catalog-held pointer'})`, async (t) => {
+    const { catalog, io } = await localEnv(t, conditional);
+    await catalog.createNamespace(['n']);
+    const id = { namespace: ['n'], name: 't' };
+    const created = await catalog.createTable(id, {
+      schema: { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'x', required: false, type: 'int' }] },
+      properties: { 'write.metadata.previous-versions-max': '2' },
+    });
+    const locations = [created.metadataLocation];
+    const commit = async (updates: Record<string, string>): Promise<void> => {
+      locations.push((await catalog.commitTable(id, [], [{ action: 'set-properties', updates }])).metadataLocation);
+    };
+    const present = async (): Promise<boolean[]> => Promise.all(locations.map(async (l) => (await io.head(l)) !== undefined));
+    // Disabled (Iceberg's default): files that fell off the log stay.
+    for (let i = 0; i < 3; i++) await commit({ i: String(i) });
+    assert.deepEqual(await present(), [true, true, true, true]);
+    // Enabled: the next commit deletes what the old log named and the new one does not (version 1). Version 0
+    // fell off while pruning was off and stays (as in Iceberg); orphan removal finds it.
+    await commit({ 'write.metadata.delete-after-commit.enabled': 'true' });
+    assert.deepEqual(await present(), [true, false, true, true, true]);
+    const { metadata } = await catalog.loadTable(id);
+    assert.deepEqual(metadata['metadata-log'].map((e) => e['metadata-file']), locations.slice(2, 4));
+    await commit({ i: 'again' });
+    assert.deepEqual(await present(), [true, false, false, true, true, true]);
+    assert.equal((await catalog.loadTable(id)).metadataLocation, locations[5]);
+  });
+}

@@ -215,6 +215,29 @@ test('tables Floe owns refuse outside commits and drops with 403, and the messag
   assertError(await call(url, 'POST', '/v1/namespaces/kafka/tables', claim), 403, 'ForbiddenException');
 });
 
+test('a read-only table still takes commits of only the properties the owner lets outsiders set', async (t) => {
+  const settable = (k: string): boolean => k.startsWith('history.expire.');
+  const { url, catalog } = await start(t, { settableWhenReadOnly: settable });
+  await catalog.createNamespace(['kafka']);
+  const id = { namespace: ['kafka'], name: 'orders' };
+  await catalog.createTable(id, { schema: SCHEMA, properties: { 'floe.owner': 'tiering', 'history.expire.min-snapshots-to-keep': '1' } });
+  const commit = (updates: unknown[]) => call(url, 'POST', '/v1/namespaces/kafka/tables/orders', JSON.stringify({ requirements: [], updates }));
+  assert.equal((await commit([{ action: 'set-properties', updates: { 'history.expire.max-snapshot-age-ms': '3600000' } }])).status, 200);
+  assert.equal((await commit([{ action: 'remove-properties', removals: ['history.expire.min-snapshots-to-keep'] }])).status, 200);
+  const props = (await catalog.loadTable(id)).metadata.properties;
+  assert.equal(props['history.expire.max-snapshot-age-ms'], '3600000');
+  assert.equal(props['history.expire.min-snapshots-to-keep'], undefined);
+  // One other key, or any other kind of update, and the whole commit is refused.
+  assertError(await commit([{ action: 'set-properties', updates: { 'history.expire.max-snapshot-age-ms': '1', other: 'x' } }]), 403, 'ForbiddenException');
+  assertError(await commit([{ action: 'set-properties', updates: { 'floe.owner': 'me' } }]), 403, 'ForbiddenException');
+  assertError(await commit([{ action: 'set-properties', updates: { 'history.expire.max-snapshot-age-ms': '1' } }, { action: 'remove-snapshots', 'snapshot-ids': [1] }]), 403, 'ForbiddenException');
+  assertError(await commit([]), 403, 'ForbiddenException');
+  const after = (await catalog.loadTable(id)).metadata.properties;
+  assert.equal(after['history.expire.max-snapshot-age-ms'], '3600000');
+  assert.equal(after['other'], undefined);
+  assert.equal(after['floe.owner'], 'tiering');
+});
+
 test('prefix: announced in config overrides and required on catalog routes', async (t) => {
   const { url } = await start(t, { prefix: 'floe', warehouse: 'file:///wh' });
   const cfg = (await call(url, 'GET', '/v1/config')).json as { overrides: Record<string, string> };
@@ -238,4 +261,26 @@ test('bearer auth: 401 with the error body without or with a wrong token', async
   assert.equal(await client.namespaceExists({ namespace: ['secure'] }), true);
   const anonymous = new IcebergRestCatalog({ baseUrl: url });
   await assert.rejects(anonymous.listNamespaces(), /401|Authentication/);
+});
+
+test('REST commits of remove-snapshots expire a snapshot, and delete-after-commit prunes old metadata files', async (t) => {
+  const { url, catalog, io } = await start(t);
+  await catalog.createNamespace(['n']);
+  const id = { namespace: ['n'], name: 't' };
+  await catalog.createTable(id, { schema: SCHEMA, properties: { 'write.metadata.previous-versions-max': '1', 'write.metadata.delete-after-commit.enabled': 'true' } });
+  const table = await Table.load(catalog, id, io);
+  const batch = (ids: bigint[]): arrow.Table => new arrow.Table({ id: arrow.makeVector(BigInt64Array.from(ids)), payload: arrow.vectorFromArray(ids.map(() => null), new arrow.Binary()) });
+  const s1 = await table.commit(table.newAppend().addFile(await table.writeDataFile(batch([1n]))));
+  const afterS1 = table.metadataLocation;
+  await table.commit(table.newAppend().addFile(await table.writeDataFile(batch([2n]))));
+  const body = `{"requirements":[{"type":"assert-ref-snapshot-id","ref":"main","snapshot-id":${table.metadata['current-snapshot-id']}}],"updates":[{"action":"remove-snapshots","snapshot-ids":[${s1['snapshot-id']}]}]}`;
+  const r = await call(url, 'POST', '/v1/namespaces/n/tables/t', body);
+  assert.equal(r.status, 200, r.text);
+  const { metadata, metadataLocation } = await catalog.loadTable(id);
+  assert.deepEqual(metadata.snapshots.map((s) => s['snapshot-id']), [table.metadata['current-snapshot-id']]);
+  // previous-versions-max=1: the log names only the file before this one, and older ones were deleted.
+  assert.equal(metadata['metadata-log'].length, 1);
+  assert.equal(await io.head(afterS1), undefined);
+  assert.ok(await io.head(metadata['metadata-log'][0]?.['metadata-file'] ?? ''));
+  assert.ok(await io.head(metadataLocation));
 });

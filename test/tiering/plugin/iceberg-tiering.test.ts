@@ -15,7 +15,8 @@ import { readFile } from 'node:fs/promises';
 import type { LogSegmentData, TopicTieringConfig } from '../../../tiering/plugin/api.js';
 import { ConvertCodec } from '../../../tiering/plugin/convert-codec.js';
 import { IcebergTieringPlugin } from '../../../tiering/plugin/iceberg-tiering.js';
-import { COMMITTED_OFFSET_PREFIX, SEGMENTS_PREFIX } from '../../../tiering/plugin/partition-manifest.js';
+import { COMMITTED_OFFSET_PREFIX, RENAME_AFTER_SNAPSHOTS, SEGMENTS_PREFIX, historyDepths, historySnapshots } from '../../../tiering/plugin/partition-manifest.js';
+import { latestSummaryProperty } from '../../../iceberg/transaction.js';
 import { installWarehouseFetch } from '../../helpers/file-fetch.js';
 
 const TOPIC = 'orders';
@@ -136,24 +137,29 @@ test('a restarted plugin resumes from the table: re-queued segments add no rows,
   assert.deepEqual(await tableRows(e.warehouse, second.catalog, second.io, t), expected([[0, 0, 14]]));
 });
 
-test('every commit names every partition\'s history in its summary, so the newest snapshot alone recovers the table', async (t) => {
+test('a partition that stops changing is named again within the newest snapshots, so expiry can keep only those', async (t) => {
   const e = await env(t);
   const { plugin, catalog, io } = e.open();
   await plugin.configureTopic(TOPIC, CONFIG);
   plugin.segmentClosed(await segment(e.dir, 0, 0, 1, 5));
   plugin.segmentClosed(await segment(e.dir, 1, 0, 1, 3));
   await plugin.drain();
-  plugin.segmentClosed(await segment(e.dir, 0, 5, 1, 5));
-  await plugin.drain();
-  await plugin.deleteRecordsBefore({ topic: TOPIC, partition: 0 }, 7);
-
-  const table = await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io);
-  assert.equal(table.metadata.snapshots.length, 3);
-  const newest: Record<string, string> = table.metadata.snapshots.at(-1)?.summary ?? {};
-  assert.equal(newest[COMMITTED_OFFSET_PREFIX + 0], '9');
-  assert.equal(newest[COMMITTED_OFFSET_PREFIX + 1], '2', 'partition 1 changed only in the first commit and is still named');
-  assert.equal(newest[SEGMENTS_PREFIX + 1], table.metadata.snapshots[0]?.summary[SEGMENTS_PREFIX + 1]);
-  assert.notEqual(newest[SEGMENTS_PREFIX + 0], table.metadata.snapshots[1]?.summary[SEGMENTS_PREFIX + 0], 'DeleteRecords wrote partition 0 a new history');
+  const first = (await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io)).metadata.snapshots[0]?.summary[SEGMENTS_PREFIX + 1];
+  const commits = RENAME_AFTER_SNAPSHOTS * 2 + 3;
+  const namedBy: number[] = [];
+  for (let i = 0; i < commits; i++) {
+    plugin.segmentClosed(await segment(e.dir, 0, 5 + i * 5, 1, 5));
+    await plugin.drain();
+    const md = (await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io)).metadata;
+    const depth = historyDepths(md).get(1);
+    assert.ok(depth !== undefined && depth < RENAME_AFTER_SNAPSHOTS, `partition 1 named ${String(depth)} snapshots back after commit ${i}`);
+    assert.ok(historySnapshots(md).size <= RENAME_AFTER_SNAPSHOTS);
+    if (md.snapshots.at(-1)?.summary[SEGMENTS_PREFIX + 1] !== undefined) namedBy.push(i);
+  }
+  assert.equal(namedBy.length, 2, `named again only when due, not by every commit (${namedBy.join(', ')})`);
+  const md = (await Table.load(catalog, { namespace: ['kafka'], name: TOPIC }, io)).metadata;
+  assert.equal(latestSummaryProperty(md, SEGMENTS_PREFIX + 1), first, 'the same history, named again');
+  assert.equal(latestSummaryProperty(md, COMMITTED_OFFSET_PREFIX + 1), '2');
 });
 
 test('a commit whose offsets the table already holds is refused and settled from the table, without duplicate rows', async (t) => {

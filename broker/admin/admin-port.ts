@@ -1,0 +1,75 @@
+/**
+ * The admin port as the broker runs it: the HTTP server on `admin.host:admin.port` (off with -1) with the
+ * health, readiness and metrics routes, and the metrics registry whose scrape-time readers are attached
+ * once the broker's services exist (before that, `/metrics` has the process and request families only).
+ * More routes (a status page, a JSON admin API) are added with `server.route(...)`.
+ */
+import { Gauge } from 'prom-client';
+import type { BrokerConfig } from '../config/settings.js';
+import type { LogManager } from '../log/log-manager.js';
+import type { Logger } from '../logger.js';
+import type { MetadataStore } from '../metadata/metadata-store.js';
+import type { Router } from '../router.js';
+import type { BrokerTiering } from '../tiering/broker-tiering.js';
+import { AdminServer } from './admin-server.js';
+import { BrokerMetrics } from './broker-metrics.js';
+import { registerPartitionMetrics } from './partition-metrics.js';
+import type { Readiness } from './readiness.js';
+import { healthRoutes, metricsRoutes } from './routes.js';
+import { registerServiceMetrics } from './service-metrics.js';
+import { registerTableMetrics } from './table-metrics.js';
+
+export interface AdminSources {
+  readonly logs: LogManager;
+  readonly metadata: MetadataStore;
+  readonly log: Logger;
+  readonly router: Router;
+  readonly connections: () => number;
+  readonly tiering: BrokerTiering | undefined;
+}
+
+export interface AdminPort {
+  readonly server: AdminServer;
+  readonly metrics: BrokerMetrics;
+  /** `http://host:port`, with 0.0.0.0 shown as 127.0.0.1. */
+  readonly url: string;
+  readonly port: number;
+  /** Registers the metrics read from the broker's services (once they exist). */
+  attach(sources: AdminSources): void;
+  close(): Promise<void>;
+}
+
+/** Starts the admin port, or returns undefined when admin.port is -1. */
+export async function startAdminPort(options: { config: BrokerConfig; log: Logger; readiness: Readiness }): Promise<AdminPort | undefined> {
+  const { config, log, readiness } = options;
+  const port = config['admin.port'];
+  if (port < 0) return undefined;
+  const metrics = new BrokerMetrics();
+  new Gauge({
+    name: 'floe_ready',
+    help: '1 when /ready answers 200 (start-up finished, not stopping), else 0.',
+    registers: [metrics.registry],
+    collect() {
+      this.set(readiness.ready ? 1 : 0);
+    },
+  });
+  const server = new AdminServer(log);
+  for (const r of [...healthRoutes(readiness), ...metricsRoutes(metrics)]) server.route(r);
+  const bound = await server.listen(port, config['admin.host']);
+  log.info('admin HTTP started', { url: bound.url, endpoints: ['/health', '/ready', '/metrics'] });
+  let attached = false;
+  return {
+    server,
+    metrics,
+    url: bound.url,
+    port: bound.port,
+    attach(sources) {
+      if (attached) throw new Error('admin metrics are already attached');
+      attached = true;
+      registerServiceMetrics(metrics, sources);
+      registerPartitionMetrics(metrics, sources);
+      if (sources.tiering !== undefined) registerTableMetrics(metrics, { metadata: sources.metadata, tiering: sources.tiering, log: sources.log });
+    },
+    close: () => server.close(),
+  };
+}

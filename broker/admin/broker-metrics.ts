@@ -1,0 +1,158 @@
+/**
+ * The broker's Prometheus metrics: one prom-client registry per broker, rendered by `/metrics` in the text
+ * exposition format (version 0.0.4). Names follow Prometheus' conventions: the `floe_` prefix, base units
+ * (`_seconds`, `_bytes`), `_total` on counters.
+ *
+ * Cost: the request path pays one counter increment and one histogram observation per request (through a
+ * child kept per API key, so no label lookup), the socket path one addition per chunk; tiering pays one call
+ * per copied segment or commit. Everything else (partitions, tables, caches, trailing bytes) is read when
+ * Prometheus scrapes: `render()` first runs the scrape-time readers (which may read segment headers and
+ * table metadata), then the registry asks each family for its values.
+ *
+ * Process and Node.js metrics (`process_*`, `nodejs_*`: CPU, memory, heap, GC, event-loop delay from
+ * perf_hooks.monitorEventLoopDelay) are prom-client's defaults.
+ */
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { API_SPECS } from '../../protocol/messages/index.js';
+import type { TieringObserver } from '../../tiering/plugin/api.js';
+import type { RequestObserver } from '../router.js';
+import type { TrafficCounters } from '../server/connection.js';
+
+/** Latency buckets for Kafka requests: 0.5 ms (a cached metadata answer) to 30 s (a long-poll Fetch). */
+export const REQUEST_DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Buckets for tiering copies and commits: 10 ms to 5 min. */
+export const TIERING_DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+interface ApiChildren {
+  readonly requests: Counter.Internal;
+  readonly duration: Histogram.Internal<'api'>;
+  readonly failures: Counter.Internal;
+}
+
+/** The name of a Kafka API key (`Produce`), `api_<key>` for one this broker does not declare, `unknown` for a frame that did not decode. */
+export function apiName(apiKey: number): string {
+  if (apiKey < 0) return 'unknown';
+  return API_SPECS.get(apiKey)?.name ?? `api_${apiKey}`;
+}
+
+export class BrokerMetrics implements RequestObserver, TieringObserver {
+  readonly registry = new Registry();
+  /** Bytes read from and written to Kafka client sockets (the connections add to it). */
+  readonly traffic: TrafficCounters = { bytesIn: 0, bytesOut: 0 };
+  private readonly perApi = new Map<number, ApiChildren>();
+  private readonly beforeScrape: (() => Promise<void>)[] = [];
+  private readonly requests: Counter<'api'>;
+  private readonly duration: Histogram<'api'>;
+  private readonly failures: Counter<'api'>;
+  private readonly segmentsCopied: Counter<'topic'>;
+  private readonly bytesCopied: Counter<'topic'>;
+  private readonly copyFailures: Counter<'topic'>;
+  private readonly copyDuration: Histogram;
+  private readonly commits: Counter<'topic'>;
+  private readonly commitFailures: Counter<'topic'>;
+  private readonly commitRetries: Counter<'topic'>;
+  private readonly commitDuration: Histogram;
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({ name: 'floe_requests_total', help: 'Kafka requests answered, by API (ApiVersions included; a request that closed its connection counts in floe_request_failures_total instead).', labelNames: ['api'], registers });
+    this.duration = new Histogram({
+      name: 'floe_request_duration_seconds',
+      help: 'Time from a decoded Kafka request to its encoded response, by API (a Fetch long poll counts its wait).',
+      labelNames: ['api'],
+      buckets: REQUEST_DURATION_BUCKETS,
+      registers,
+    });
+    this.failures = new Counter({ name: 'floe_request_failures_total', help: 'Kafka requests that failed and closed their connection (unparsable, unsupported version, handler error), by API.', labelNames: ['api'], registers });
+    const traffic = this.traffic;
+    new Counter({
+      name: 'floe_network_received_bytes_total',
+      help: 'Bytes received from Kafka clients (request frames with their size prefix).',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(traffic.bytesIn);
+      },
+    });
+    new Counter({
+      name: 'floe_network_sent_bytes_total',
+      help: 'Bytes of responses written to Kafka clients.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(traffic.bytesOut);
+      },
+    });
+    this.segmentsCopied = new Counter({ name: 'floe_tiering_copied_segments_total', help: 'Closed log segments converted to Parquet and uploaded to the warehouse, by topic.', labelNames: ['topic'], registers });
+    this.bytesCopied = new Counter({ name: 'floe_tiering_copied_bytes_total', help: 'Bytes of local log segments converted and uploaded (the segment sizes, not the Parquet sizes), by topic.', labelNames: ['topic'], registers });
+    this.copyFailures = new Counter({ name: 'floe_tiering_copy_failures_total', help: 'Segment copies that failed and will be retried, by topic.', labelNames: ['topic'], registers });
+    this.copyDuration = new Histogram({ name: 'floe_tiering_copy_duration_seconds', help: 'Time to convert and upload one closed segment.', buckets: TIERING_DURATION_BUCKETS, registers });
+    this.commits = new Counter({ name: 'floe_table_commits_total', help: 'Snapshots committed to the topic\'s Iceberg table by tiering, by topic.', labelNames: ['topic'], registers });
+    this.commitFailures = new Counter({ name: 'floe_table_commit_failures_total', help: 'Table commits that failed (retried with backoff), by topic.', labelNames: ['topic'], registers });
+    this.commitRetries = new Counter({ name: 'floe_table_commit_retries_total', help: 'Table commit attempts made after a failed one (whether they then landed or not), by topic.', labelNames: ['topic'], registers });
+    this.commitDuration = new Histogram({ name: 'floe_tiering_commit_duration_seconds', help: 'Time of one table commit (manifests, metadata and catalog swap).', buckets: TIERING_DURATION_BUCKETS, registers });
+  }
+
+  /** Content type of `render()`'s text: `text/plain; version=0.0.4; charset=utf-8`. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** Runs `read` before every scrape (after the previous scrape's readers): for values that need I/O. */
+  beforeEachScrape(read: () => Promise<void>): void {
+    this.beforeScrape.push(read);
+  }
+
+  /** The exposition text of every metric. */
+  async render(): Promise<string> {
+    await Promise.all(this.beforeScrape.map((r) => r()));
+    return this.registry.metrics();
+  }
+
+  // RequestObserver: the router calls these once per request.
+  answered(apiKey: number, seconds: number): void {
+    const c = this.children(apiKey);
+    c.requests.inc();
+    c.duration.observe(seconds);
+  }
+
+  failed(apiKey: number, seconds: number): void {
+    const c = this.children(apiKey);
+    c.failures.inc();
+    c.duration.observe(seconds);
+  }
+
+  private children(apiKey: number): ApiChildren {
+    let c = this.perApi.get(apiKey);
+    if (c === undefined) {
+      const api = apiName(apiKey);
+      c = { requests: this.requests.labels(api), duration: this.duration.labels(api), failures: this.failures.labels(api) };
+      this.perApi.set(apiKey, c);
+    }
+    return c;
+  }
+
+  // TieringObserver: the tiering scheduler calls these once per copy or commit.
+  segmentCopied(e: { topic: string; sizeInBytes: number; seconds: number }): void {
+    this.segmentsCopied.inc({ topic: e.topic });
+    this.bytesCopied.inc({ topic: e.topic }, e.sizeInBytes);
+    this.copyDuration.observe(e.seconds);
+  }
+
+  copyFailed(e: { topic: string }): void {
+    this.copyFailures.inc({ topic: e.topic });
+  }
+
+  committed(e: { topic: string; seconds: number; retry: boolean }): void {
+    this.commits.inc({ topic: e.topic });
+    if (e.retry) this.commitRetries.inc({ topic: e.topic });
+    this.commitDuration.observe(e.seconds);
+  }
+
+  commitFailed(e: { topic: string; seconds: number; retry: boolean }): void {
+    this.commitFailures.inc({ topic: e.topic });
+    if (e.retry) this.commitRetries.inc({ topic: e.topic });
+    this.commitDuration.observe(e.seconds);
+  }
+}

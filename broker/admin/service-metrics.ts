@@ -1,0 +1,81 @@
+/**
+ * Broker-wide metrics read from the broker's services at scrape time: open connections, requests with
+ * trailing bytes (counted by the router), reads served from tiered storage, and the hits and misses of the
+ * remote read caches (counted by the caches themselves).
+ */
+import { Counter, Gauge } from 'prom-client';
+import type { Router } from '../router.js';
+import type { BrokerTiering } from '../tiering/broker-tiering.js';
+import { apiName, type BrokerMetrics } from './broker-metrics.js';
+
+export interface ServiceMetricsSources {
+  readonly router: Router;
+  /** Open Kafka client connections. */
+  readonly connections: () => number;
+  readonly tiering?: BrokerTiering | undefined;
+}
+
+export function registerServiceMetrics(metrics: BrokerMetrics, sources: ServiceMetricsSources): void {
+  const registers = [metrics.registry];
+  new Gauge({
+    name: 'floe_connections',
+    help: 'Open Kafka client connections.',
+    registers,
+    collect() {
+      this.set(sources.connections());
+    },
+  });
+  new Counter({
+    name: 'floe_requests_with_trailing_bytes_total',
+    help: 'Kafka requests that carried bytes after their body (ignored, as Kafka does), by API: a client sending them is visible without being failed.',
+    labelNames: ['api'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [key, n] of sources.router.requestsWithTrailingBytes()) this.inc({ api: apiName(key) }, n);
+    },
+  });
+  const tiering = sources.tiering;
+  if (tiering === undefined) return;
+  new Counter({
+    name: 'floe_remote_fetches_total',
+    help: 'Reads served from tiered storage (the Iceberg table\'s Parquet files) for Fetch requests below the local log start.',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(tiering.remoteReads.reads);
+    },
+  });
+  new Counter({
+    name: 'floe_remote_fetch_bytes_total',
+    help: 'Bytes of record batches rebuilt from tiered storage for Fetch requests.',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(tiering.remoteReads.bytes);
+    },
+  });
+  const cacheCounter = (name: string, help: string, value: (c: { hits: number; misses: number }) => number) =>
+    new Counter({
+      name,
+      help,
+      labelNames: ['cache'],
+      registers,
+      collect() {
+        this.reset();
+        for (const c of tiering.cacheStats()) this.inc({ cache: c.cache }, value(c));
+      },
+    });
+  cacheCounter('floe_cache_hits_total', 'Lookups answered from a remote-read cache (remote_batches: rebuilt record batches; parquet_footers; offset_indexes).', (c) => c.hits);
+  cacheCounter('floe_cache_misses_total', 'Lookups a remote-read cache could not answer (the value was then read from the warehouse).', (c) => c.misses);
+  new Gauge({
+    name: 'floe_cache_bytes',
+    help: 'Bytes a remote-read cache holds now (see remote.log.reader.cache.total.size.bytes for remote_batches).',
+    labelNames: ['cache'],
+    registers,
+    collect() {
+      this.reset();
+      for (const c of tiering.cacheStats()) this.set({ cache: c.cache }, c.bytes);
+    },
+  });
+}

@@ -1,0 +1,73 @@
+/**
+ * Per-table metrics (label `topic`; `floe_table_info` maps it to the table's name), read at scrape time
+ * from each tiered topic's table metadata through the tiering plugin (a manifest list read once per new
+ * snapshot; see tiering/plugin/table-stats.ts). The commit counters of the same tables are counted as they
+ * happen, in broker-metrics.ts.
+ */
+import { Gauge } from 'prom-client';
+import type { TableStats } from '../../tiering/plugin/api.js';
+import type { MetadataStore } from '../metadata/metadata-store.js';
+import type { BrokerTiering } from '../tiering/broker-tiering.js';
+import type { Logger } from '../logger.js';
+import type { BrokerMetrics } from './broker-metrics.js';
+
+export interface TableMetricsSources {
+  readonly metadata: MetadataStore;
+  readonly tiering: BrokerTiering;
+  readonly log: Logger;
+}
+
+/** The tables of every tiered topic, read for one scrape; a table that cannot be read is left out. */
+export async function readTables(sources: TableMetricsSources): Promise<Map<string, TableStats>> {
+  const out = new Map<string, TableStats>();
+  for (const { name } of sources.metadata.listTopics()) {
+    if (!sources.tiering.isTiered(name)) continue;
+    try {
+      const stats = await sources.tiering.tableStats(name);
+      if (stats !== undefined) out.set(name, stats);
+    } catch (err) {
+      sources.log.warn('could not read table metadata for metrics', { err, topic: name });
+    }
+  }
+  return out;
+}
+
+export function registerTableMetrics(metrics: BrokerMetrics, sources: TableMetricsSources): void {
+  let tables = new Map<string, TableStats>();
+  metrics.beforeEachScrape(async () => {
+    tables = await readTables(sources);
+  });
+  const registers = [metrics.registry];
+  new Gauge({
+    name: 'floe_table_info',
+    help: 'Always 1: names the Iceberg table (namespace.name) of each tiered topic.',
+    labelNames: ['topic', 'table'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [topic, s] of tables) this.set({ topic, table: s.table }, 1);
+    },
+  });
+  const gauge = (name: string, help: string, value: (s: TableStats) => number | undefined) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['topic'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [topic, s] of tables) {
+          const v = value(s);
+          if (v !== undefined) this.set({ topic }, v);
+        }
+      },
+    });
+  gauge('floe_table_data_files', 'Live data files in the current snapshot of the topic\'s table.', (s) => s.dataFiles);
+  gauge('floe_table_data_file_bytes', 'Bytes of the live data files in the current snapshot.', (s) => s.dataFileBytes);
+  gauge('floe_table_data_file_average_bytes', 'Average size of a live data file in the current snapshot (small files slow readers down; compaction raises it).', (s) => (s.dataFiles > 0 ? s.dataFileBytes / s.dataFiles : 0));
+  gauge('floe_table_delete_files', 'Live delete files (position deletes) in the current snapshot.', (s) => s.deleteFiles);
+  gauge('floe_table_records', 'Rows in the live data files of the current snapshot (before deletes).', (s) => s.records);
+  gauge('floe_table_snapshots', 'Snapshots kept in the table metadata.', (s) => s.snapshots);
+  gauge('floe_table_manifests', 'Manifests listed by the current snapshot\'s manifest list.', (s) => s.manifests);
+  gauge('floe_table_last_commit_timestamp_seconds', 'When the current snapshot was committed, in seconds since the epoch (tables with a snapshot only).', (s) => (s.lastCommitMs >= 0 ? s.lastCommitMs / 1000 : undefined));
+}
