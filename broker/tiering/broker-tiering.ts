@@ -182,10 +182,11 @@ export class BrokerTiering implements RemoteLogReader {
   /** A topic was created, altered or deleted (record undefined). */
   async topicChanged(name: string, record: TopicRecord | undefined): Promise<void> {
     if (record === undefined) {
-      // Kafka deletes a deleted topic's data: its table goes too, files and all.
+      // Kafka deletes a deleted topic's data: its table goes too, files and all, unless the table is to be kept.
       this.stopRolling(name);
-      await this.plugin.removeTopic(name, { dropTable: true });
-      this.log.info('dropped the table of a deleted topic', { topic: name });
+      const drop = this.config['iceberg.delete.on.topic.delete'];
+      await this.plugin.removeTopic(name, { dropTable: drop });
+      this.log.info(drop ? 'dropped the table of a deleted topic' : 'kept the table of a deleted topic (iceberg.delete.on.topic.delete=false)', { topic: name });
       return;
     }
     const cfg = topicTieringConfig(record.configs, this.config);

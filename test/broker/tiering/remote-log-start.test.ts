@@ -26,7 +26,7 @@ interface Env {
   cleanups: (() => Promise<unknown>)[];
 }
 
-async function env(t: { after: (fn: () => Promise<void>) => void }, restPort: string): Promise<Env> {
+async function env(t: { after: (fn: () => Promise<void>) => void }, restPort: string, flags: readonly string[] = []): Promise<Env> {
   const root = await tempDir('floe-remote-start-');
   const cleanups: (() => Promise<unknown>)[] = [];
   // One hook, newest first: clients and the broker stop before the folders are removed.
@@ -35,7 +35,7 @@ async function env(t: { after: (fn: () => Promise<void>) => void }, restPort: st
     await rm(root, { recursive: true, force: true });
   });
   const warehouse = join(root, 'warehouse');
-  const b = await startBroker(['--remote.log.storage.system.enable=true', `--iceberg.warehouse=${warehouse}`, `--iceberg.rest.port=${restPort}`, '--iceberg.rest.host=127.0.0.1', '--log.retention.check.interval.ms=3600000'], { dataDir: join(root, 'log') });
+  const b = await startBroker(['--remote.log.storage.system.enable=true', `--iceberg.warehouse=${warehouse}`, `--iceberg.rest.port=${restPort}`, '--iceberg.rest.host=127.0.0.1', '--log.retention.check.interval.ms=3600000', ...flags], { dataDir: join(root, 'log') });
   cleanups.push(() => b.stop());
   const kafka = new Kafka({ brokers: [b.bootstrap], clientId: 'remote-start', logLevel: logLevel.NOTHING });
   return { b, kafka, warehouse, cleanups };
@@ -131,4 +131,35 @@ test('deleting a topic drops its table and purges its files', { timeout: 60_000 
   const uuid = (l: Record<string, unknown>) => (l['metadata'] as { 'table-uuid': string })['table-uuid'];
   const reborn = await waitFor('a new table for the new topic', async () => loadTable(url, topic), 10_000, 20);
   assert.notEqual(uuid(reborn), uuid(load), 'a new table, not the old one');
+});
+
+test('with iceberg.delete.on.topic.delete=false a deleted topic keeps its table and files, and a new topic of that name continues after it', { timeout: 60_000 }, async (t) => {
+  const e = await env(t, '0', ['--iceberg.delete.on.topic.delete=false']);
+  const topic = 'kept';
+  await tieredTopic(e, topic);
+  const url = e.b.broker.services.tiering?.restCatalogUrl?.replace('0.0.0.0', '127.0.0.1');
+  assert.ok(url);
+  const load = await loadTable(url, topic);
+  assert.ok(load, 'the topic is a table');
+  const location = fileURLToPath((load['metadata'] as { location: string }).location);
+  const before = await filesUnder(location);
+
+  const admin = e.kafka.admin();
+  await admin.connect();
+  e.cleanups.push(() => admin.disconnect());
+  await admin.deleteTopics({ topics: [topic] });
+  await waitFor('the topic to be gone', async () => (!(await admin.listTopics()).includes(topic) ? true : undefined), 10_000, 20);
+  const kept = await loadTable(url, topic);
+  assert.ok(kept, 'the table is still in the catalog');
+  const uuid = (l: Record<string, unknown>) => (l['metadata'] as { 'table-uuid': string })['table-uuid'];
+  assert.equal(uuid(kept), uuid(load));
+  const after = new Set(await filesUnder(location));
+  assert.deepEqual(before.filter((f) => !after.has(f)), [], 'no file of the table was deleted');
+
+  // The same name again: the table's history stays, and the new log continues after its last offset.
+  const producer = e.kafka.producer();
+  await producer.connect();
+  e.cleanups.push(() => producer.disconnect());
+  const [meta] = await producer.send({ topic, acks: -1, messages: [{ value: 'again' }] });
+  assert.ok(Number(meta?.baseOffset) > 0, `offset ${meta?.baseOffset} continues after the kept table`);
 });
