@@ -202,4 +202,13 @@ test('Spark SQL reads Floe\'s tables through the REST catalog with the README\'s
       await metadataTablesAgree(spark, w);
     });
   }
+
+  await t.test('ALTER TABLE ... SET TBLPROPERTIES changes a Floe table\'s maintenance settings and nothing else', async () => {
+    const w = warehouses[0] as Warehouse;
+    await spark.sql(`ALTER TABLE ${table(w)} SET TBLPROPERTIES ('history.expire.max-snapshot-age-ms' = '3600000')`);
+    const props = () => w.topic.metadata().then((m) => (m['properties'] ?? {}) as Record<string, string>);
+    assert.equal((await props())['history.expire.max-snapshot-age-ms'], '3600000');
+    await assert.rejects(spark.sql(`ALTER TABLE ${table(w)} SET TBLPROPERTIES ('owner.note' = 'mine')`), /read-only|Forbidden/i);
+    assert.equal((await props())['owner.note'], undefined);
+  });
 });
