@@ -37,6 +37,9 @@ import { TableMaintenance, type MaintenanceOptions, type MaintenanceResult } fro
 import type { SegmentCodec } from './segment-codec.js';
 import { TableStatsReader } from './table-stats.js';
 
+/** A data or offset-index object Floe names from its partition and offsets: `.../partition=<p>/<base>-<last>...`. */
+const FLOE_OBJECT = /\/(?:data|kafka-index)\/partition=(\d+)\/(\d{20})-(\d{20})[^/]*$/;
+
 export interface IcebergTieringOptions {
   readonly catalog: Catalog;
   /** The warehouse's FileIO (data files, index, manifests). */
@@ -302,7 +305,14 @@ export class IcebergTieringPlugin implements TieringPlugin {
     if (t === undefined) return Promise.resolve(undefined);
     let m = this.upkeep.get(topic);
     if (m === undefined) {
-      m = new TableMaintenance(this.options.io, { ...this.options.maintenance, inUse: (location) => this.filesInUse(location) });
+      m = new TableMaintenance(this.options.io, {
+        ...this.options.maintenance,
+        inUse: (location) => this.filesInUse(location),
+        mayStillBeCommitted: (location) => {
+          const named = FLOE_OBJECT.exec(location);
+          return named !== null && Number(named[3]) > t.manifest(Number(named[1])).committedOffset;
+        },
+      });
       this.upkeep.set(topic, m);
     }
     return t.maintain(m);

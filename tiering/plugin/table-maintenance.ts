@@ -44,17 +44,25 @@ export function isMaintenanceProperty(key: string): boolean {
 export interface MaintenanceOptions {
   /** Unreferenced files younger than this are never removed as orphans. Default 3 days (Iceberg's). */
   readonly orphanWindowMs?: number;
-  /** Orphan removal lists the whole table location, so it runs at most this often. Default 1 hour. */
+  /**
+   * Orphan removal lists the whole table location, so it runs at most this often. Default 1 hour. The first
+   * maintenance run after start does it (a restart is when what a crash left behind is found).
+   */
   readonly orphanIntervalMs?: number;
   /** True while a Kafka fetch reads the file. */
   readonly inUse?: (location: string) => boolean;
+  /**
+   * True for an object tiering may still write and commit under that name (data and index files are named
+   * from their offsets, so a re-copy after a crash overwrites what the crash left): never an orphan.
+   */
+  readonly mayStillBeCommitted?: (location: string) => boolean;
   readonly now?: () => number;
 }
 
 export interface MaintenanceResult {
   readonly expiredSnapshots: number;
   readonly deletedFiles: number;
-  /** Files left for the next run because a fetch held them or the store refused. */
+  /** Files of expired snapshots left for the next run because a fetch held them or the store refused. */
   readonly deferredFiles: number;
   readonly orphansDeleted: number;
 }
@@ -70,7 +78,7 @@ export class TableMaintenance {
     private readonly io: FileIO,
     private readonly options: MaintenanceOptions = {},
   ) {
-    this.lastOrphanRun = this.now();
+    this.lastOrphanRun = -Infinity;
   }
 
   /** Expires snapshots, deletes what only they needed, and now and then removes orphans. Call it serialised with the table's commits. */
@@ -91,14 +99,22 @@ export class TableMaintenance {
     let orphansDeleted = 0;
     if (now - this.lastOrphanRun >= (this.options.orphanIntervalMs ?? 60 * 60 * 1000)) {
       this.lastOrphanRun = now;
+      const olderThan = now - (this.options.orphanWindowMs ?? ORPHAN_DEFAULT_WINDOW_MS);
       const orphans = await removeOrphanFiles(table, {
-        olderThanMs: now - (this.options.orphanWindowMs ?? ORPHAN_DEFAULT_WINDOW_MS),
+        olderThanMs: olderThan,
         extraReferenced: async () => (await Promise.all(table.metadata.snapshots.map((s) => this.extraReferences(s)))).flat(),
-        canDelete,
+        // Checked again just before deleting: an object rewritten since the listing (a compaction retried under
+        // the same name) is young again and stays.
+        canDelete: async (location) => {
+          if (!canDelete(location) || (this.options.mayStillBeCommitted?.(location) ?? false)) return false;
+          const info = await this.io.head(location);
+          return info !== undefined && info.lastModified.getTime() < olderThan;
+        },
         now: () => now,
       });
+      // Orphans refused now are not retried blindly: tiering may commit one of them meanwhile. The next orphan
+      // run looks at them again.
       orphansDeleted = orphans.deleted.length;
-      this.deferred.push(...orphans.deferred);
     }
     return { expiredSnapshots: expiry.expired.length, deletedFiles: retry.deleted.length + expiry.deleted.length, deferredFiles: this.deferred.length, orphansDeleted };
   }
