@@ -61,6 +61,9 @@ const NON_DEFAULT: Record<string, string> = {
   'iceberg.enabled': 'false',
   'iceberg.namespace': 'lake.raw',
   'iceberg.commit.interval.ms': '1000',
+  'iceberg.compaction.enabled': 'false',
+  'iceberg.compaction.min.input.files': '8',
+  'iceberg.compaction.target.file.size.bytes': '134217728',
 };
 
 /** Kafka error codes a kafkajs admin error carries, its own and its aggregated ones. */
