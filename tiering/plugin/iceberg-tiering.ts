@@ -132,9 +132,12 @@ export class IcebergTieringPlugin implements TieringPlugin {
     this.stats = new TableStatsReader(options.io);
     const every = options.maintenanceIntervalMs ?? 5 * 60 * 1000;
     if (every > 0) {
+      let running = false;
       this.maintenanceTimer = setInterval(() => {
-        // One round at a time: a slow round (a big table, a slow store) is not stacked on.
-        this.maintaining = this.maintaining.then(() => this.maintainAll());
+        // One round at a time: a tick during a slow round (a big table, a slow store) is skipped, not queued.
+        if (running) return;
+        running = true;
+        this.maintaining = this.maintainAll().finally(() => (running = false));
       }, every);
       this.maintenanceTimer.unref();
     }
