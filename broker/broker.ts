@@ -189,6 +189,8 @@ export class Broker {
       }
       readiness.done('schema-registry');
     }
+    // Typed topics read the registry's schemas in process (their segments wait until this point).
+    tiering?.plugin.attachSchemaRegistry?.(services.schemaRegistry?.view ?? null);
 
     const bound = await server.listen();
     readiness.done('kafka-listener');

@@ -17,6 +17,7 @@ import { computeSummary, MAIN_BRANCH, newSnapshotId, type FileChange, type Opera
 import type { TableRequirement, TableUpdate } from './table-metadata-builder.js';
 import { ancestorsOf, currentSchema, currentSnapshot, defaultSpec, snapshotById, type TableMetadata } from './table-metadata.js';
 import { IcebergError } from './types.js';
+import { sameSchemaStructure, type Schema } from './schema.js';
 
 export interface PreparedCommit {
   readonly requirements: TableRequirement[];
@@ -106,10 +107,21 @@ export class SnapshotUpdate {
   private attempt = 0;
   private readonly validations: ((base: TableMetadata) => void)[] = [];
   private noFilesAllowed = false;
+  private newSchema: { readonly schema: Schema; readonly lastColumnId: number } | undefined;
 
   constructor(options: SnapshotUpdateOptions) {
     this.io = options.io;
     this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Makes `schema` the table's current schema in this same commit (its schema id is assigned against the
+   * base: an existing schema of the same structure is reused). For files written with a newer schema than
+   * the table's: readers never see those files without the columns they hold.
+   */
+  setSchema(schema: Schema, lastColumnId: number): this {
+    this.newSchema = { schema, lastColumnId };
+    return this;
   }
 
   /** Adds a data file. */
@@ -212,7 +224,16 @@ export class SnapshotUpdate {
     if (this.snapshotId === undefined || taken(this.snapshotId)) this.snapshotId = newSnapshotId(taken);
     const snapshotId = this.snapshotId;
     const attempt = this.attempt++;
-    const schema = currentSchema(base);
+    let schema = currentSchema(base);
+    const schemaUpdates: TableUpdate[] = [];
+    const schemaRequirements: TableRequirement[] = [];
+    if (this.newSchema && !sameSchemaStructure(schema, this.newSchema.schema)) {
+      const existing = base.schemas.find((x) => sameSchemaStructure(x, this.newSchema!.schema));
+      const id = existing ? existing['schema-id'] : base.schemas.reduce((m, x) => Math.max(m, x['schema-id'] + 1), 0);
+      schema = { ...this.newSchema.schema, 'schema-id': id };
+      schemaUpdates.push({ action: 'add-schema', schema, 'last-column-id': Math.max(this.newSchema.lastColumnId, base['last-column-id']) }, { action: 'set-current-schema', 'schema-id': -1 });
+      schemaRequirements.push({ type: 'assert-current-schema-id', 'current-schema-id': base['current-schema-id'] });
+    }
     const spec = defaultSpec(base);
     const meta = `${base.location}/metadata`;
     const options: ManifestWriteOptions = { formatVersion, schema, partitionSpec: spec };
@@ -311,7 +332,7 @@ export class SnapshotUpdate {
       'timestamp-ms': Math.max(this.now(), base['last-updated-ms']),
       'manifest-list': listLocation,
       summary,
-      'schema-id': base['current-schema-id'],
+      'schema-id': schema['schema-id'],
     };
     if (formatVersion >= 3) snapshot = { ...snapshot, 'first-row-id': base['next-row-id'] ?? 0, 'added-rows': Number(list.assignedRows) };
     const mainRef = base.refs[MAIN_BRANCH];
@@ -319,8 +340,10 @@ export class SnapshotUpdate {
       requirements: [
         { type: 'assert-table-uuid', uuid: base['table-uuid'] },
         { type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, 'snapshot-id': mainRef ? mainRef['snapshot-id'] : null },
+        ...schemaRequirements,
       ],
       updates: [
+        ...schemaUpdates,
         { action: 'add-snapshot', snapshot },
         { action: 'set-snapshot-ref', 'ref-name': MAIN_BRANCH, type: 'branch', 'snapshot-id': snapshotId },
       ],

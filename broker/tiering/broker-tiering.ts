@@ -46,12 +46,13 @@ export interface RemoteLogReader {
 }
 
 /** The tiering settings of a topic from its configs and the broker's defaults. */
-export function topicTieringConfig(overrides: Readonly<Record<string, string>>, config: BrokerConfig): TopicTieringConfig {
+export function topicTieringConfig(overrides: Readonly<Record<string, string>>, config: BrokerConfig, topic = ''): TopicTieringConfig {
   const eff = effectiveConfigs(overrides, config);
   const n = (name: string) => numericConfig(eff, name);
   // Without delete in cleanup.policy Kafka applies no retention; Floe does not compact yet, so the table keeps every row.
   const deletes = deletesByRetention(eff);
   const never = (v: number) => (!deletes || v < 0 || v >= Number.MAX_SAFE_INTEGER ? Infinity : v);
+  const mode = eff.get('iceberg.mode')?.value;
   return {
     enabled: eff.get('remote.storage.enable')?.value === 'true' || eff.get('iceberg.enabled')?.value === 'true',
     namespace: (eff.get('iceberg.namespace')?.value ?? 'kafka').split('.').filter((s) => s !== ''),
@@ -63,6 +64,15 @@ export function topicTieringConfig(overrides: Readonly<Record<string, string>>, 
       minInputFiles: n('iceberg.compaction.min.input.files'),
       targetFileSizeBytes: n('iceberg.compaction.target.file.size.bytes') > 0 ? n('iceberg.compaction.target.file.size.bytes') : undefined,
     },
+    ...(mode === 'value_schema_id_prefix' || mode === 'value_schema_latest'
+      ? {
+          typed: {
+            mode,
+            subject: eff.get('iceberg.value.subject')?.value || `${topic}-value`,
+            invalidRecordAction: eff.get('iceberg.invalid.record.action')?.value === 'drop' ? ('drop' as const) : ('dlq_table' as const),
+          },
+        }
+      : {}),
   };
 }
 
@@ -166,7 +176,7 @@ export class BrokerTiering implements RemoteLogReader {
    */
   prepareNewTopic = async (name: string, partitions: number, configs: Readonly<Record<string, string>>): Promise<void> => {
     try {
-      const cfg = topicTieringConfig(configs, this.config);
+      const cfg = topicTieringConfig(configs, this.config, name);
       if (!cfg.enabled) return;
       await this.plugin.configureTopic(name, cfg);
       for (let p = 0; p < partitions; p++) {
@@ -189,7 +199,7 @@ export class BrokerTiering implements RemoteLogReader {
       this.log.info(drop ? 'dropped the table of a deleted topic' : 'kept the table of a deleted topic (iceberg.delete.on.topic.delete=false)', { topic: name });
       return;
     }
-    const cfg = topicTieringConfig(record.configs, this.config);
+    const cfg = topicTieringConfig(record.configs, this.config, name);
     await this.plugin.configureTopic(name, cfg);
     if (!cfg.enabled) {
       this.stopRolling(name);

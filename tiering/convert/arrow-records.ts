@@ -6,14 +6,20 @@ import type * as arrow from 'apache-arrow';
 import { encodeRecords, type RecordHeader, type RecordInput } from '../../protocol/record-batch/records.js';
 import type { IndexedBatch } from '../offset-index/format.js';
 import { TieringConvertError } from './errors.js';
+import type { TypedFileValues } from '../typed/value-rebuild.js';
 
 /** Typed views of one Arrow chunk's columns. */
 class Columns {
   readonly rows: number;
   private readonly kafka: arrow.Data;
   private readonly value: arrow.Data;
-  constructor(batch: arrow.RecordBatch) {
+  private readonly root: arrow.Data;
+  constructor(
+    batch: arrow.RecordBatch,
+    private readonly typed: TypedFileValues | null,
+  ) {
     this.rows = batch.numRows;
+    this.root = batch.data;
     this.kafka = batch.data.children[0]!;
     this.value = batch.data.children[1]!;
   }
@@ -77,7 +83,11 @@ class Columns {
     return Columns.bin(this.k(9), i);
   }
   val(i: number): Buffer | null {
-    return Columns.bin(this.value, i);
+    const v = Columns.bin(this.value, i);
+    if (v !== null || this.typed === null) return v;
+    // A typed file: kafka.value_schema_id (after raw_record) set means the value is in the typed columns.
+    const id = this.k(10);
+    return id !== undefined && Columns.valid(id, i) ? this.typed.rebuild(this.root, i, Columns.i32(id, i)) : null;
   }
 }
 
@@ -86,8 +96,8 @@ export class RowCursor {
   private chunk = 0;
   private chunkStart = 0;
   private readonly cols: Columns[];
-  constructor(table: arrow.Table) {
-    this.cols = table.batches.map((b) => new Columns(b));
+  constructor(table: arrow.Table, typed: TypedFileValues | null = null) {
+    this.cols = table.batches.map((b) => new Columns(b, typed));
   }
   at(row: number): [Columns, number] {
     for (;;) {

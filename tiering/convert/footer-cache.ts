@@ -11,6 +11,7 @@ import { decodeFooterTree, footerTreeCost, type ThriftStructNode } from './parqu
 import { nativeLeaves, releaseRows, type NativeLeaves, type NativeRows } from './native-rows.js';
 import type { SegmentIndex } from '../offset-index/format.js';
 import { ByteBudgetCache } from '../offset-index/cache.js';
+import { TypedFileValues } from '../typed/value-rebuild.js';
 
 /**
  * A data file's footer as loaded once per file: the typed Thrift tree (for slicing, the parquet-wasm path),
@@ -24,6 +25,8 @@ export interface LoadedFooter {
   readonly nativeUnavailable?: string;
   /** Set once the native reader reported UNSUPPORTED_TYPE for this file, so later fetches skip it. */
   nativeFailed?: string;
+  /** A typed file's value rebuilder (its rows are read through Arrow); null for a key_value file. */
+  readonly typed: TypedFileValues | null;
 }
 
 /** Bytes of natively decoded row groups a footer cache keeps by default (see FooterCache.rowGroups). */
@@ -62,10 +65,13 @@ export async function loadFooter(io: FileIO, location: string, index: SegmentInd
     const tree = decodeFooterTree(meta);
     let loaded: LoadedFooter;
     try {
-      loaded = { tree, native: nativeLeaves(parseFileMetaData(meta)) };
+      const footer = parseFileMetaData(meta);
+      const typed = TypedFileValues.fromFooter(footer.keyValueMetadata);
+      // Typed values are rebuilt from Arrow rows (the parquet-wasm path), not from native leaves.
+      loaded = typed ? { tree, native: null, nativeUnavailable: 'values are rebuilt from typed columns', typed } : { tree, native: nativeLeaves(footer), typed: null };
     } catch (err) {
       if (!(err instanceof ParquetError)) throw err;
-      loaded = { tree, native: null, nativeUnavailable: err.message };
+      loaded = { tree, native: null, nativeUnavailable: err.message, typed: null };
     }
     // Two parsed forms of the footer: charge both.
     footerCosts.set(loaded, 2 * footerTreeCost(meta.length));

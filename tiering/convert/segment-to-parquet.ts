@@ -39,6 +39,8 @@ import { TieringConvertError } from './errors.js';
 import { TOPIC_SCHEMA } from './schema.js';
 import { INDEX_VERSION, encodeSegmentIndex, type IndexedBatch, type IndexedRowGroup, type SegmentIndex } from '../offset-index/format.js';
 import { dataFilePath, indexPath } from '../offset-index/location.js';
+import { LayoutChangedError, TypedRows, type DeadLetter, type TypedCounts } from '../typed/typed-rows.js';
+import { WRITERS_KEY, type ValueTyper } from '../typed/value-typer.js';
 
 export interface ConvertOptions {
   readonly partition: number;
@@ -56,6 +58,14 @@ export interface ConvertOptions {
   readonly verifyCrc?: boolean;
   /** Tag added to every file name after its offsets (compaction's outputs; see ../offset-index/location.ts). */
   readonly nameTag?: string;
+  /** Types values into columns (the schema table modes, ../typed/); absent: `key_value`. */
+  readonly typed?: ValueTyper;
+}
+
+/** What typing did to one file's values (schema modes only). */
+export interface TypedFileResult {
+  readonly counts: TypedCounts;
+  readonly deadLetters: readonly DeadLetter[];
 }
 
 export interface ConvertedFile {
@@ -69,7 +79,12 @@ export interface ConvertedFile {
   readonly indexBytes: Buffer;
   /** Log bytes (original batch sizes) this file covers. */
   readonly logBytes: number;
+  /** Schema modes: the typing's counts and dead letters. */
+  readonly typed?: TypedFileResult;
 }
+
+/** Times a file is started again because the table layout evolved meanwhile, before giving up. */
+const MAX_LAYOUT_RESTARTS = 16;
 
 export const DEFAULT_TARGET_FILE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_TARGET_ROW_GROUP_BYTES = 1024 * 1024;
@@ -361,7 +376,7 @@ export async function* convertSegment(segment: Buffer | SegmentSource, options: 
     if (!Buffer.isBuffer(segment)) window.buf = win.buf;
     const bytes = win.buf.subarray(0, win.len);
     if (win.start > 0) for (const [k, b] of group.entries()) group[k] = { ...b, start: b.start - win.start, end: b.end - win.start };
-    yield await convertFile(bytes, group, logBytes, {
+    const fileOptions: FileOptions = {
       partition,
       rowGroupRows: rowGroupRowsFor(bytes, group, targetRowGroupBytes, maxRowGroupRows, verifyCrc, win.start),
       chunkRows,
@@ -369,7 +384,17 @@ export async function* convertSegment(segment: Buffer | SegmentSource, options: 
       verifyCrc,
       base: win.start,
       ...(options.nameTag !== undefined ? { nameTag: options.nameTag } : {}),
-    });
+      ...(options.typed !== undefined ? { typed: options.typed } : {}),
+    };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        yield await convertFile(bytes, group, logBytes, fileOptions);
+        break;
+      } catch (err) {
+        // A writer schema seen for the first time evolved the layout: write the file again with it.
+        if (!(err instanceof LayoutChangedError) || attempt >= MAX_LAYOUT_RESTARTS) throw err;
+      }
+    }
   }
 }
 
@@ -382,6 +407,30 @@ interface FileOptions {
   /** Segment byte of segment[0] (the window's start), for error messages. */
   readonly base: number;
   readonly nameTag?: string;
+  readonly typed?: ValueTyper;
+}
+
+/** The values of a file's data records (views valid until the next one), for the typed pre-scan. */
+function* fileValues(segment: Buffer, group: readonly BatchBounds[], o: FileOptions): Generator<Uint8Array, void, void> {
+  const scratch: DecompressScratch = { buf: Buffer.allocUnsafe(64 * 1024) };
+  const rec: RecordRanges = { keyStart: 0, keyLen: -1, valueStart: 0, valueLen: -1, headerCount: 0, headers: new Int32Array(64), rawStart: 0, rawLen: -1, badKeys: [] };
+  const f: RecordFields = { attributes: 0, timestampDelta: 0, offsetDelta: 0 };
+  const cur: Cursor = { pos: 0 };
+  for (const b of group) {
+    if (!hasRows(segment, b)) continue;
+    const d = openBatch(segment, b, false, scratch, o.base);
+    const count = readBatchHeader(segment, b.start).recordsCount;
+    cur.pos = 0;
+    // Malformed records are reported by the conversion itself.
+    try {
+      for (let r = 0; r < count; r++) {
+        readRecord(d.data, cur, r, rec, f);
+        if (rec.valueLen >= 0) yield d.data.subarray(rec.valueStart, rec.valueStart + rec.valueLen);
+      }
+    } catch {
+      continue;
+    }
+  }
 }
 
 async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBytes: number, o: FileOptions): Promise<ConvertedFile> {
@@ -402,6 +451,12 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
   const cur: Cursor = { pos: 0 };
   // Records sections are decompressed into one reused buffer: the builder copies what it keeps.
   const scratch: DecompressScratch = { buf: Buffer.allocUnsafe(256 * 1024) };
+  const typed = o.typed ? new TypedRows(o.typed) : null;
+  if (typed) {
+    for (const v of fileValues(segment, group, o)) typed.scan(v);
+    typed.start();
+  }
+  const flush = (): arrow.RecordBatch => (typed ? typed.wrap(builder.flush()) : builder.flush());
 
   // A chunk is handed to the writer at `chunkRows` rows or CHUNK_PAYLOAD_BYTES of keys, values and headers,
   // whichever comes first, and the event loop gets a turn before the next one is built (see the module
@@ -478,16 +533,18 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
         const inGroup = rows % o.rowGroupRows;
         if (inGroup === 0) rgFirst.push(offset);
         if (inGroup === o.rowGroupRows - 1) rgLast.push(offset);
+        // Schema modes: a value its typed columns rebuild exactly is not stored as bytes.
+        if (typed?.record(d.data, rec, o.partition, offset, visible)) rec.valueLen = -1;
         builder.addRecord(offset, visible * 1000, d.data, rec, f.attributes, logAppend ? f.timestampDelta : null);
         lastRowOffset = offset;
         rows++;
-        if (builder.rows >= o.chunkRows || builder.payloadBytes >= CHUNK_PAYLOAD_BYTES) yield builder.flush();
+        if (builder.rows >= o.chunkRows || builder.payloadBytes >= CHUNK_PAYLOAD_BYTES) yield flush();
       }
       if (cur.pos !== d.data.length) {
         throw new TieringConvertError('INVALID_SEGMENT', `batch at byte ${o.base + b.start} (offset ${b.baseOffset}) declares ${h.recordsCount} records but ${d.data.length - cur.pos} bytes follow the last one`);
       }
     }
-    if (builder.rows > 0) yield builder.flush();
+    if (builder.rows > 0) yield flush();
   }
 
   const baseOffset = first.baseOffset;
@@ -503,7 +560,9 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
       ['floe.kafka.last-offset', lastOffset.toString()],
     ]);
     // The file is about the size of the log it holds (producers compress too); a hint, not a limit.
-    parquet = await writeParquet(TOPIC_SCHEMA, chunks(), { compression: o.compression, rowGroupRows: o.rowGroupRows, keyValueMetadata: kv, sizeHint: logBytes + (1 << 20) });
+    const schema = typed ? typed.schema : TOPIC_SCHEMA;
+    if (typed) kv.set(WRITERS_KEY, JSON.stringify(typed.writers()));
+    parquet = await writeParquet(schema, chunks(), { compression: o.compression, rowGroupRows: o.rowGroupRows, keyValueMetadata: kv, sizeHint: logBytes + (1 << 20) });
   } else {
     for await (const _ of chunks()) void _;
   }
@@ -549,5 +608,13 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
     rowGroups,
     batches,
   };
-  return { dataPath, indexPath: indexPath(o.partition, baseOffset, lastOffset, o.nameTag), parquet, index, indexBytes: encodeSegmentIndex(index), logBytes };
+  return {
+    dataPath,
+    indexPath: indexPath(o.partition, baseOffset, lastOffset, o.nameTag),
+    parquet,
+    index,
+    indexBytes: encodeSegmentIndex(index),
+    logBytes,
+    ...(typed ? { typed: { counts: typed.counts, deadLetters: typed.deadLetters } } : {}),
+  };
 }

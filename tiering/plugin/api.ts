@@ -97,7 +97,15 @@ export interface TopicTieringConfig {
   readonly retentionBytes: number;
   /** Background compaction of the table's small files; absent: off. */
   readonly compaction?: TopicCompactionConfig;
+  /**
+   * `iceberg.mode` other than key_value (with `iceberg.value.subject` and `iceberg.invalid.record.action`):
+   * values become typed columns from the schema registry's schemas; absent: `key_value`.
+   */
+  readonly typed?: TypedValueSettings;
 }
+
+export type { RegistryReader, RegistrySchema, TypedTableMode, TypedValueSettings } from '../typed/value-typer.js';
+import type { RegistryReader, TypedValueSettings } from '../typed/value-typer.js';
 
 /** `iceberg.compaction.*`: merging a partition's small data files (see compaction-plan.ts). */
 export interface TopicCompactionConfig {
@@ -185,6 +193,11 @@ export interface TieringPlugin {
   tableStats(topic: string): Promise<TableStats | undefined>;
   /** Resolves when every segment queued so far is committed (or has failed for good). */
   drain(): Promise<void>;
+  /**
+   * Hands tiering the schema registry typed topics read (null: the broker runs without one). Segments of
+   * typed topics wait until this is called.
+   */
+  attachSchemaRegistry?(registry: RegistryReader | null): void;
   /**
    * Whether a Kafka fetch (or compaction) is reading the object at `location` now. Snapshot expiry asks it
    * before deleting a file no retained snapshot references: a fetch that started on an older history may

@@ -24,6 +24,7 @@ import { TieringError } from './api.js';
 import type { CompactionGroup } from './compaction-plan.js';
 import type { SegmentEntry } from './partition-manifest.js';
 import type { SegmentCodec } from './segment-codec.js';
+import type { ValueTyper } from '../typed/value-typer.js';
 
 /** Bytes asked of one read while rebuilding (whole batches; the first is returned whole whatever its size). */
 const READ_BYTES = 4 * 1024 * 1024;
@@ -40,6 +41,11 @@ export interface RewriteContext {
   readonly tmpDir: string;
   /** Waits as long as the rate limit needs for `bytes` more bytes read (compaction's throttle). */
   readonly throttle?: (bytes: number) => Promise<void>;
+  /**
+   * Schema modes: the merged file is typed as the copy path types (its dead letters are already in the
+   * dead-letter table and are not added again).
+   */
+  readonly typed?: ValueTyper | undefined;
 }
 
 export interface RewrittenGroup {
@@ -107,6 +113,7 @@ export async function rewriteGroup(ctx: RewriteContext, group: CompactionGroup):
       nameTag: compactedTag(first.baseOffset, last.lastOffset),
       // One data file for the whole group (the plan bounds its size).
       targetFileBytes: Math.max(1, size + 1),
+      ...(ctx.typed ? { typed: ctx.typed } : {}),
     });
     const entry: SegmentEntry = {
       baseOffset: first.baseOffset,

@@ -20,6 +20,7 @@ import { createBatchCache, type BatchCache } from '../convert/batch-cache.js';
 import { createFooterCache, type FooterCache } from '../convert/footer-cache.js';
 import type { RebuildCompression } from '../convert/batch-assembly.js';
 import type { RemoteFetchResult } from './api.js';
+import type { DeadLetter, TypedCounts } from '../typed/typed-rows.js';
 import type { CacheStats, ConvertedSegment, ConvertSegmentInput, ReadSegmentInput, SegmentCodec } from './segment-codec.js';
 
 /** Name of the table's partition field (identity of `kafka.partition`). */
@@ -110,8 +111,18 @@ export class ConvertCodec implements SegmentCodec {
       partition: input.partition,
       ...(input.targetFileBytes !== undefined ? { targetFileBytes: input.targetFileBytes } : {}),
       ...(input.nameTag !== undefined ? { nameTag: input.nameTag } : {}),
+      ...(input.typed !== undefined ? { typed: input.typed } : {}),
     };
+    const counts: TypedCounts = { exact: 0, rawKept: 0, dead: 0, nulls: 0 };
+    const deadLetters: DeadLetter[] = [];
     for await (const file of convertSegment(source, options, window)) {
+      if (file.typed) {
+        counts.exact += file.typed.counts.exact;
+        counts.rawKept += file.typed.counts.rawKept;
+        counts.dead += file.typed.counts.dead;
+        counts.nulls += file.typed.counts.nulls;
+        deadLetters.push(...file.typed.deadLetters);
+      }
       if (file.dataPath !== null && file.parquet !== null) {
         const location = resolveLocation(input.tableLocation, file.dataPath);
         const bytes = file.parquet.bytes;
@@ -131,7 +142,7 @@ export class ConvertCodec implements SegmentCodec {
       await input.io.put(indexLocation, file.indexBytes);
       indexFiles.push(indexLocation);
     }
-    return { dataFiles, indexFiles };
+    return { dataFiles, indexFiles, ...(input.typed !== undefined ? { typed: { counts, deadLetters } } : {}) };
   }
 
   /**

@@ -30,6 +30,7 @@ import {
 } from './api.js';
 import { CompactionScheduler } from './compaction-scheduler.js';
 import { FileLeases } from './file-leases.js';
+import type { RegistryReader } from '../typed/value-typer.js';
 import { IcebergTopic, type CompactionOutcome } from './iceberg-topic.js';
 import { segmentFor, toMetadata } from './partition-manifest.js';
 import { TieringScheduler } from './scheduler.js';
@@ -189,12 +190,24 @@ export class IcebergTieringPlugin implements TieringPlugin {
     }
     const table = (sameTable ? entry.table : undefined) ?? await IcebergTopic.open({ catalog: this.options.catalog, io: this.options.io, codec: this.options.codec, topic, namespace: config.namespace, leases: this.leases });
     this.topics.set(topic, { config, table });
+    table.configureTyping(config.typed, () => this.registry, this.options.catalog);
     table.onCommitted = (partitions) => {
       for (const p of partitions) this.requestCompaction(topic, p);
     };
     // Catch up with what earlier runs left small (a restart, or compaction just turned on).
     for (const p of table.partitions()) this.requestCompaction(topic, p);
   }
+
+  /**
+   * The schema registry typed topics read (the broker's in-process view), or null when the broker runs
+   * without one. Until it is attached, typed topics' segments wait (their conversions are retried).
+   */
+  attachSchemaRegistry(registry: RegistryReader | null): void {
+    this.registry = registry;
+    this.scheduler.retryNow();
+  }
+
+  private registry: RegistryReader | null | undefined;
 
   /** Whether a fetch (or a compaction) is reading `location` now: snapshot expiry must not delete it yet. */
   filesInUse(location: string): boolean {

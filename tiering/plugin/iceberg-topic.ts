@@ -60,6 +60,10 @@ import {
 } from './partition-manifest.js';
 import type { SegmentCodec } from './segment-codec.js';
 import { FLOE_TABLE_PROPERTIES, type MaintenanceResult, type TableMaintenance } from './table-maintenance.js';
+import { DeadLetterTable, type PendingDeadLetters } from './dead-letter-table.js';
+import { TypedLayout } from '../typed/table-layout.js';
+import { ValueTyper, type RegistryReader, type TypedValueSettings } from '../typed/value-typer.js';
+import type { TypedCounts } from '../typed/typed-rows.js';
 
 export type { CompactionOutcome, CompactOptions } from './topic-compaction.js';
 
@@ -77,6 +81,13 @@ export class IcebergTopic {
   private retired = false;
   /** Told the partitions of every landed tiering commit (the plugin's compaction trigger). */
   onCommitted: ((partitions: readonly number[]) => void) | undefined;
+  /** Schema table modes: the value typing (absent in `key_value` mode) and the table's typed layout. */
+  private typer: ValueTyper | undefined;
+  private layout: TypedLayout | undefined;
+  private deadLetterTable: Promise<DeadLetterTable> | undefined;
+  private readonly pendingDeadLetters = new Map<string, PendingDeadLetters>();
+  /** What typing did since start (metrics): values typed exactly, kept raw beside typed columns, dead letters. */
+  readonly typedCounts: TypedCounts = { exact: 0, rawKept: 0, dead: 0, nulls: 0 };
 
   private constructor(
     readonly topic: string,
@@ -99,7 +110,35 @@ export class IcebergTopic {
       reload: () => this.reload(),
       specIsOurs: () => this.specIsOurs(),
       retired: () => this.retired,
+      typed: () => this.typer,
     });
+  }
+
+  /**
+   * Sets how values become rows: a schema mode types them with the registry's schemas (the layout starts
+   * from the table's current schema, and evolves as new schema versions arrive); undefined is `key_value`.
+   * Takes effect for segments converted from now on.
+   */
+  configureTyping(settings: TypedValueSettings | undefined, registry: () => RegistryReader | null | undefined, catalog: Catalog): void {
+    if (settings === undefined) {
+      this.typer = undefined;
+      return;
+    }
+    const same = this.typer && JSON.stringify(this.typer.settings) === JSON.stringify(settings);
+    if (same) return;
+    this.layout ??= TypedLayout.of(this.table.schema(), this.table.metadata['last-column-id']);
+    this.typer = new ValueTyper(settings, registry, this.layout);
+    this.deadLetterCatalog = catalog;
+  }
+
+  private deadLetterCatalog: Catalog | undefined;
+
+  private deadLetters(): Promise<DeadLetterTable> {
+    this.deadLetterTable ??= DeadLetterTable.open({ catalog: this.deadLetterCatalog!, io: this.io, namespace: this.id.namespace, topic: this.topic }).catch((err: unknown) => {
+      this.deadLetterTable = undefined;
+      throw err;
+    });
+    return this.deadLetterTable;
   }
 
   /** Loads the topic's table (creating the namespace and table if missing) and its committed history. */
@@ -165,7 +204,19 @@ export class IcebergTopic {
       baseOffset: segment.baseOffset,
       lastOffset: segment.lastOffset,
       segmentPath: segment.path,
+      ...(this.typer ? { typed: this.typer } : {}),
     });
+    if (converted.typed) {
+      const c = converted.typed.counts;
+      this.typedCounts.exact += c.exact;
+      this.typedCounts.rawKept += c.rawKept;
+      this.typedCounts.dead += c.dead;
+      this.typedCounts.nulls += c.nulls;
+      if (converted.typed.deadLetters.length > 0) {
+        const dlq = await this.deadLetters();
+        this.pendingDeadLetters.set(key(segment.partition, segment.baseOffset), await dlq.write(segment.partition, segment.baseOffset, segment.lastOffset, converted.typed.deadLetters));
+      }
+    }
     this.pendingFiles.set(key(segment.partition, segment.baseOffset), converted.dataFiles);
     return {
       topic: this.topic,
@@ -259,6 +310,10 @@ export class IcebergTopic {
       update.set(COMMITTED_OFFSET_PREFIX + p, String(m.committedOffset)).set(SEGMENTS_PREFIX + p, loc);
     }
     this.carryHistory(update, next.keys());
+    const layoutVersion = this.withLayout(update);
+    // Dead letters first: their table skips what it holds, so a retry after a crash here adds nothing twice.
+    const letters = [...byPartition].flatMap(([p, list]) => list.map((s) => this.pendingDeadLetters.get(key(p, s.baseOffset))).filter((x) => x !== undefined));
+    if (letters.length > 0) await (await this.deadLetters()).commit(letters);
     update.validate((base) => {
       for (const [p, before] of expected) {
         const now = committedOffsetIn(base, p);
@@ -279,6 +334,7 @@ export class IcebergTopic {
       return true;
     }
     for (const [p, m] of next) this.manifests.set(p, m);
+    if (layoutVersion !== undefined) this.layout!.landed(layoutVersion);
     this.forget(byPartition);
     crashPoint('after-commit');
     await this.deleteObjects(dropped);
@@ -287,7 +343,23 @@ export class IcebergTopic {
   }
 
   private forget(byPartition: Map<number, RemoteLogSegmentMetadata[]>): void {
-    for (const [p, list] of byPartition) for (const s of list) this.pendingFiles.delete(key(p, s.baseOffset));
+    for (const [p, list] of byPartition) {
+      for (const s of list) {
+        this.pendingFiles.delete(key(p, s.baseOffset));
+        this.pendingDeadLetters.delete(key(p, s.baseOffset));
+      }
+    }
+  }
+
+  /**
+   * Puts the typed layout's schema into `update` when the table does not have it yet (files converted since
+   * the last commit may use new columns); returns the layout version it set, for `landed`.
+   */
+  private withLayout(update: SnapshotUpdate): number | undefined {
+    const layout = this.layout;
+    if (layout === undefined || !layout.changed) return undefined;
+    update.setSchema(layout.schema(), layout.lastColumnId);
+    return layout.version;
   }
 
   /**
@@ -402,6 +474,7 @@ export class IcebergTopic {
     await this.io.put(loc, serializeManifest(next));
     update.set(COMMITTED_OFFSET_PREFIX + p, String(next.committedOffset)).set(SEGMENTS_PREFIX + p, loc);
     this.carryHistory(update, [p]);
+    const layoutVersion = this.withLayout(update);
     update.validate((base) => {
       if (latestSummaryProperty(base, SEGMENTS_PREFIX + p) !== before) {
         throw new TieringError('HISTORY_CHANGED', `${this.topic}-${p}: the table's history of this partition changed since it was loaded; the table was reloaded, retry the operation`);
@@ -413,6 +486,7 @@ export class IcebergTopic {
       await this.reload().catch(() => undefined);
       throw err;
     }
+    if (layoutVersion !== undefined) this.layout!.landed(layoutVersion);
     this.manifests.set(p, next);
   }
 

@@ -83,6 +83,12 @@ export class TieringScheduler {
     this.pump();
   }
 
+  /** Retries failed copies now instead of after their backoff (what they waited for is there now). */
+  retryNow(): void {
+    for (const q of this.queues.values()) q.retryAt = 0;
+    this.pump();
+  }
+
   /** Drops queued work of a topic (deleted, or tiering turned off). */
   forgetTopic(topic: string): void {
     for (const [k, q] of this.queues) if (q.topic === topic) this.queues.delete(k);

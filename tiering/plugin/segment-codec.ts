@@ -10,6 +10,8 @@ import type { PartitionSpec } from '../../iceberg/partition-spec.js';
 import type { Schema } from '../../iceberg/schema.js';
 import type { RebuildCompression } from '../convert/batch-assembly.js';
 import type { RemoteFetchResult } from './api.js';
+import type { DeadLetter, TypedCounts } from '../typed/typed-rows.js';
+import type { ValueTyper } from '../typed/value-typer.js';
 
 export interface ConvertSegmentInput {
   readonly io: FileIO;
@@ -27,6 +29,8 @@ export interface ConvertSegmentInput {
   readonly nameTag?: string;
   /** Log bytes per data file, instead of the codec's own setting (compaction's target). */
   readonly targetFileBytes?: number;
+  /** Schema table modes: types values into columns (../typed/); absent for `key_value`. */
+  readonly typed?: ValueTyper;
 }
 
 export interface ConvertedSegment {
@@ -34,6 +38,8 @@ export interface ConvertedSegment {
   readonly dataFiles: readonly DataFile[];
   /** Index objects written beside the data. */
   readonly indexFiles: readonly string[];
+  /** Schema table modes: what typing did, and the records it could not type. */
+  readonly typed?: { readonly counts: TypedCounts; readonly deadLetters: readonly DeadLetter[] };
 }
 
 export interface ReadSegmentInput {

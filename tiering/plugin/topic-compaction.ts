@@ -18,6 +18,7 @@ import { crashPoint } from './crash-points.js';
 import type { FileLeases } from './file-leases.js';
 import type { PartitionManifest, SegmentEntry } from './partition-manifest.js';
 import type { SegmentCodec } from './segment-codec.js';
+import type { ValueTyper } from '../typed/value-typer.js';
 
 export interface CompactOptions {
   /** Topic-level settings over the table's `write.target-file-size-bytes` and Iceberg's defaults. */
@@ -55,6 +56,8 @@ export interface CompactionHost {
   specIsOurs(): boolean;
   /** Whether the topic is going away (deleted): nothing may be committed or left behind any more. */
   retired(): boolean;
+  /** The topic's value typing in schema modes (rewritten files are typed the same way). */
+  typed(): ValueTyper | undefined;
 }
 
 export class TopicCompaction {
@@ -95,6 +98,7 @@ export class TopicCompaction {
         topic: this.host.topic,
         partition,
         tmpDir: options.tmpDir ?? tmpdir(),
+        typed: this.host.typed(),
         throttle: async (bytes: number) => {
           bytesRead += bytes;
           await options.throttle?.(bytes);

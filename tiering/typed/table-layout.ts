@@ -1,0 +1,236 @@
+/**
+ * The schema of a typed topic table and how it follows the value's schema versions.
+ *
+ * Layout: the `key_value` schema (../convert/schema.ts: the `kafka` struct and `value`), plus
+ * `kafka.value_schema_id` (the registry id a row's typed columns were decoded with) and one top-level column
+ * per field of the value. `value` then holds a record's exact bytes only where the typed columns cannot
+ * rebuild them (and for records that are not typed at all); it is null for the others. A value field named
+ * `kafka` or `value` becomes the column `kafka_` or `value_`.
+ *
+ * Field ids are stable: a field keeps its column (and id) from version to version by name, new fields get
+ * fresh ids above the table's last column id, and a dropped field's column stays (later rows hold null).
+ * Every typed column is optional, so any version's rows fit. `accept` evolves the layout in place for a
+ * writer schema Iceberg can express (added, dropped or reordered fields; int to long, float to double,
+ * wider decimal precision) and refuses one it cannot (another type), with a reason. The conversion writes
+ * data files with `schema()`, and the commit that adds them sets that schema on the table.
+ */
+import type { ListType, MapType, NestedField, Schema, StructType, Type } from '../../iceberg/schema.js';
+import { parsePrimitiveType } from '../../iceberg/types.js';
+import { FIELD_IDS, LAST_COLUMN_ID, TOPIC_SCHEMA } from '../convert/schema.js';
+import type { MappedField, MappedType } from './api.js';
+
+export const VALUE_SCHEMA_ID_COLUMN = 'value_schema_id';
+const RESERVED = new Set(['kafka', 'value']);
+
+/** The table column of a top-level value field. */
+export function columnName(field: string): string {
+  return RESERVED.has(field) ? `${field}_` : field;
+}
+
+/** The value field a top-level typed column holds. */
+export function fieldOfColumn(column: string): string {
+  return column.endsWith('_') && RESERVED.has(column.slice(0, -1)) ? column.slice(0, -1) : column;
+}
+
+export type Acceptance = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+/** The typed columns of a table schema: top-level fields other than `kafka` and `value`. */
+export function typedColumns(schema: StructType): NestedField[] {
+  return schema.fields.filter((f) => f.id !== FIELD_IDS.kafka && f.id !== FIELD_IDS.value);
+}
+
+/** The id of `kafka.value_schema_id` in a schema, undefined when the table was never typed. */
+export function valueSchemaIdField(schema: StructType): number | undefined {
+  const kafka = schema.fields.find((f) => f.id === FIELD_IDS.kafka);
+  if (!kafka || typeof kafka.type === 'string' || kafka.type.type !== 'struct') return undefined;
+  return kafka.type.fields.find((f) => f.name === VALUE_SCHEMA_ID_COLUMN)?.id;
+}
+
+function maxId(t: Type): number {
+  if (typeof t === 'string') return 0;
+  switch (t.type) {
+    case 'struct':
+      return Math.max(0, ...t.fields.map((f) => Math.max(f.id, maxId(f.type))));
+    case 'list':
+      return Math.max(t['element-id'], maxId(t.element));
+    case 'map':
+      return Math.max(t['key-id'], t['value-id'], maxId(t.key), maxId(t.value));
+  }
+}
+
+function show(t: Type | MappedType): string {
+  if (typeof t === 'string') return t;
+  switch (t.type) {
+    case 'struct':
+      return 'struct';
+    case 'list':
+      return 'list';
+    case 'map':
+      return 'map';
+  }
+}
+
+/** How a column of primitive `table` can hold a writer's primitive `writer`: the (possibly widened) type, or undefined. */
+function primitiveUnion(table: string, writer: string): string | undefined {
+  if (table === writer) return table;
+  const a = parsePrimitiveType(table);
+  const b = parsePrimitiveType(writer);
+  const wider = (x: string, y: string) => (table === x && writer === y) || (table === y && writer === x);
+  if (wider('int', 'long')) return 'long';
+  if (wider('float', 'double')) return 'double';
+  if (a.kind === 'decimal' && b.kind === 'decimal' && a.scale === b.scale) return a.precision >= b.precision ? table : writer;
+  return undefined;
+}
+
+export class TypedLayout {
+  private columns: NestedField[];
+  private nextId: number;
+  private kafka: NestedField;
+  /** Bumped by every change; `landed` records the version a commit put on the table. */
+  version = 0;
+  private committedVersion = 0;
+
+  private constructor(base: Schema, lastColumnId: number) {
+    this.columns = typedColumns(base);
+    this.nextId = Math.max(lastColumnId, maxId(base)) + 1;
+    const kafka = base.fields.find((f) => f.id === FIELD_IDS.kafka)!;
+    if (valueSchemaIdField(base) === undefined) {
+      const t = kafka.type as StructType;
+      this.kafka = { ...kafka, type: { type: 'struct', fields: [...t.fields, { id: this.nextId++, name: VALUE_SCHEMA_ID_COLUMN, required: false, type: 'int', doc: 'Registry id of the schema the typed columns were decoded with; null when value holds the record whole' }] } };
+      this.version++;
+    } else {
+      this.kafka = kafka;
+    }
+  }
+
+  /** The layout of a table with `schema` (a `key_value` schema becomes typed: kafka.value_schema_id is added). */
+  static of(schema: Schema, lastColumnId: number = LAST_COLUMN_ID): TypedLayout {
+    return new TypedLayout(schema, lastColumnId);
+  }
+
+  /** True when the layout holds changes the table does not have yet (the next commit must set `schema()`). */
+  get changed(): boolean {
+    return this.version !== this.committedVersion;
+  }
+
+  /** A commit that set the schema of layout version `version` landed. */
+  landed(version: number): void {
+    if (version > this.committedVersion) this.committedVersion = version;
+  }
+
+  get lastColumnId(): number {
+    return this.nextId - 1;
+  }
+
+  /** The table schema of the layout now (its schema id is the catalog's to assign: 0 here). */
+  schema(): Schema {
+    const value = TOPIC_SCHEMA.fields.find((f) => f.id === FIELD_IDS.value)!;
+    return { type: 'struct', 'schema-id': 0, fields: [this.kafka, value, ...this.columns] };
+  }
+
+  /** The typed top-level columns now. */
+  typedColumns(): readonly NestedField[] {
+    return this.columns;
+  }
+
+  /** The id of kafka.value_schema_id. */
+  get valueSchemaIdFieldId(): number {
+    return (this.kafka.type as StructType).fields.find((f) => f.name === VALUE_SCHEMA_ID_COLUMN)!.id;
+  }
+
+  /**
+   * Makes the layout hold values of a writer schema with these top-level fields: evolves it (see the module
+   * comment) or says why Iceberg cannot. Nothing changes when it refuses.
+   */
+  accept(fields: readonly MappedField[]): Acceptance {
+    const names = new Set<string>();
+    for (const f of fields) {
+      const c = columnName(f.name);
+      if (names.has(c)) return { ok: false, reason: `fields ${f.name} and ${c} would share the column ${c}` };
+      names.add(c);
+    }
+    const before = this.nextId;
+    try {
+      const next = this.mergeFields(this.columns, fields.map((f) => ({ ...f, name: columnName(f.name) })), '');
+      if (next !== this.columns) {
+        this.columns = next;
+        this.changedNow();
+      }
+      return { ok: true };
+    } catch (err) {
+      this.nextId = before;
+      if (err instanceof Refusal) return { ok: false, reason: err.message };
+      throw err;
+    }
+  }
+
+  private changedNow(): void {
+    this.version++;
+  }
+
+  /** The merged field list (the same array when nothing changes). */
+  private mergeFields(table: NestedField[], writer: readonly MappedField[], path: string): NestedField[] {
+    let out = table;
+    for (const w of writer) {
+      const at = out.findIndex((f) => f.name === w.name);
+      const where = path === '' ? w.name : `${path}.${w.name}`;
+      if (at < 0) {
+        out = [...out, { id: this.nextId++, name: w.name, required: false, type: this.fresh(w.type), ...(w.doc !== undefined ? { doc: w.doc } : {}) }];
+        continue;
+      }
+      const current = out[at]!;
+      const type = this.mergeType(current.type, w.type, where);
+      if (type !== current.type) {
+        out = [...out];
+        out[at] = { ...current, type };
+      }
+    }
+    return out;
+  }
+
+  private mergeType(table: Type, writer: MappedType, where: string): Type {
+    if (typeof table === 'string' || typeof writer === 'string') {
+      if (typeof table === 'string' && typeof writer === 'string') {
+        const u = primitiveUnion(table, writer);
+        if (u === undefined) throw new Refusal(`${where} changes from ${table} to ${writer}, which Iceberg cannot promote`);
+        return u;
+      }
+      throw new Refusal(`${where} changes from ${show(table)} to ${show(writer)}`);
+    }
+    if (table.type === 'struct' && writer.type === 'struct') {
+      const fields = this.mergeFields(table.fields as NestedField[], writer.fields, where);
+      return fields === table.fields ? table : { type: 'struct', fields };
+    }
+    if (table.type === 'list' && writer.type === 'list') {
+      const element = this.mergeType(table.element, writer.element, `${where}.element`);
+      return element === table.element ? table : { ...table, element };
+    }
+    if (table.type === 'map' && writer.type === 'map') {
+      const key = this.mergeType(table.key, writer.key, `${where}.key`);
+      if (key !== table.key) throw new Refusal(`${where}: map keys change from ${show(table.key)} to ${show(writer.key)}; Iceberg cannot change a map's key type`);
+      const value = this.mergeType(table.value, writer.value, `${where}.value`);
+      return value === table.value ? table : { ...table, value };
+    }
+    throw new Refusal(`${where} changes from ${show(table)} to ${show(writer)}`);
+  }
+
+  /** A writer type as a table type with fresh ids, every field optional. */
+  private fresh(t: MappedType): Type {
+    if (typeof t === 'string') return t;
+    switch (t.type) {
+      case 'struct':
+        return { type: 'struct', fields: t.fields.map((f) => ({ id: this.nextId++, name: f.name, required: false, type: this.fresh(f.type), ...(f.doc !== undefined ? { doc: f.doc } : {}) })) };
+      case 'list': {
+        const id = this.nextId++;
+        return { type: 'list', 'element-id': id, element: this.fresh(t.element), 'element-required': false } satisfies ListType;
+      }
+      case 'map': {
+        const keyId = this.nextId++;
+        const valueId = this.nextId++;
+        return { type: 'map', 'key-id': keyId, key: this.fresh(t.key), 'value-id': valueId, value: this.fresh(t.value), 'value-required': false } satisfies MapType;
+      }
+    }
+  }
+}
+
+class Refusal extends Error {}
