@@ -50,6 +50,8 @@ export class BrokerMetrics implements RequestObserver, TieringObserver {
   private readonly copyDuration: Histogram;
   private readonly commits: Counter<'topic'>;
   private readonly commitFailures: Counter<'topic'>;
+  private readonly typedRecords: Counter<'topic' | 'bytes'>;
+  private readonly deadLetters: Counter<'topic' | 'reason'>;
   private readonly commitRetries: Counter<'topic'>;
   private readonly commitDuration: Histogram;
 
@@ -89,6 +91,18 @@ export class BrokerMetrics implements RequestObserver, TieringObserver {
     this.copyFailures = new Counter({ name: 'floe_tiering_copy_failures_total', help: 'Segment copies that failed and will be retried, by topic.', labelNames: ['topic'], registers });
     this.copyDuration = new Histogram({ name: 'floe_tiering_copy_duration_seconds', help: 'Time to convert and upload one closed segment.', buckets: TIERING_DURATION_BUCKETS, registers });
     this.commits = new Counter({ name: 'floe_table_commits_total', help: 'Snapshots committed to the topic\'s Iceberg table by tiering, by topic.', labelNames: ['topic'], registers });
+    this.typedRecords = new Counter({
+      name: 'floe_table_typed_records_total',
+      help: 'Records of schema-mode topics converted into typed columns, by topic and whether their exact bytes are rebuilt from the columns (rebuilt) or kept raw beside them (raw_kept). The raw-kept fraction is raw_kept / (rebuilt + raw_kept).',
+      labelNames: ['topic', 'bytes'],
+      registers,
+    });
+    this.deadLetters = new Counter({
+      name: 'floe_table_dead_letter_records_total',
+      help: 'Records of schema-mode topics that could not be typed, by topic and reason (MISSING_PREFIX, UNKNOWN_SCHEMA, UNSUPPORTED_SCHEMA, INCOMPATIBLE_SCHEMA, CORRUPT_PAYLOAD; DROPPED when iceberg.invalid.record.action=drop). Kafka consumers still read them.',
+      labelNames: ['topic', 'reason'],
+      registers,
+    });
     this.commitFailures = new Counter({ name: 'floe_table_commit_failures_total', help: 'Table commits that failed (retried with backoff), by topic.', labelNames: ['topic'], registers });
     this.commitRetries = new Counter({ name: 'floe_table_commit_retries_total', help: 'Table commit attempts made after a failed one (whether they then landed or not), by topic.', labelNames: ['topic'], registers });
     this.commitDuration = new Histogram({ name: 'floe_tiering_commit_duration_seconds', help: 'Time of one table commit (manifests, metadata and catalog swap).', buckets: TIERING_DURATION_BUCKETS, registers });
@@ -148,6 +162,12 @@ export class BrokerMetrics implements RequestObserver, TieringObserver {
     this.commits.inc({ topic: e.topic });
     if (e.retry) this.commitRetries.inc({ topic: e.topic });
     this.commitDuration.observe(e.seconds);
+  }
+
+  valuesTyped(e: { topic: string; exact: number; rawKept: number; deadLetters: Readonly<Record<string, number>> }): void {
+    if (e.exact > 0) this.typedRecords.inc({ topic: e.topic, bytes: 'rebuilt' }, e.exact);
+    if (e.rawKept > 0) this.typedRecords.inc({ topic: e.topic, bytes: 'raw_kept' }, e.rawKept);
+    for (const [reason, n] of Object.entries(e.deadLetters)) this.deadLetters.inc({ topic: e.topic, reason }, n);
   }
 
   commitFailed(e: { topic: string; seconds: number; retry: boolean }): void {

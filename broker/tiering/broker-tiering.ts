@@ -126,6 +126,7 @@ export class BrokerTiering implements RemoteLogReader {
       maxConcurrentCopies: config['remote.log.manager.copier.thread.pool.size'],
       compaction: { bytesPerSecond: config['iceberg.compaction.max.bytes.per.second'] },
       onInfo: (message, context) => tlog.info(message, context),
+      onWarn: (message, context) => tlog.warn(message, context),
       codec: options.codec,
       onError: (err, context) => tlog.warn('tiering step failed; it will be retried', { err, ...context }),
       ...(options.observer ? { observer: options.observer } : {}),

@@ -133,6 +133,12 @@ export interface TieringObserver {
   committed?(event: { readonly topic: string; readonly segments: number; readonly seconds: number; readonly retry: boolean }): void;
   /** A commit failed; it will be retried with backoff. */
   commitFailed?(event: { readonly topic: string; readonly seconds: number; readonly retry: boolean }): void;
+  /**
+   * A segment of a schema-mode topic was converted: values typed and rebuilt exactly, typed with their raw
+   * bytes kept beside (they do not rebuild exactly), and dead letters by reason (`action` says whether they
+   * went to the dead-letter table or were only counted).
+   */
+  valuesTyped?(event: { readonly topic: string; readonly exact: number; readonly rawKept: number; readonly deadLetters: Readonly<Record<string, number>>; readonly action: 'dlq_table' | 'drop' }): void;
 }
 
 /** What a topic's table holds now, read from its metadata (for metrics and status pages). */

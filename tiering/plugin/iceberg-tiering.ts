@@ -67,6 +67,8 @@ export interface IcebergTieringOptions {
   readonly compaction?: PluginCompactionOptions;
   /** Informational lines (a compaction done, a table compaction leaves alone). */
   readonly onInfo?: (message: string, context: Record<string, unknown>) => void;
+  /** Warnings an operator should act on (a schema version a typed table cannot take). */
+  readonly onWarn?: (message: string, context: Record<string, unknown>) => void;
 }
 
 export interface PluginCompactionOptions {
@@ -190,7 +192,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
     }
     const table = (sameTable ? entry.table : undefined) ?? await IcebergTopic.open({ catalog: this.options.catalog, io: this.options.io, codec: this.options.codec, topic, namespace: config.namespace, leases: this.leases });
     this.topics.set(topic, { config, table });
-    table.configureTyping(config.typed, () => this.registry, this.options.catalog);
+    table.configureTyping(config.typed, () => this.registry, this.options.catalog, { observer: this.options.observer, onWarn: this.options.onWarn });
     table.onCommitted = (partitions) => {
       for (const p of partitions) this.requestCompaction(topic, p);
     };

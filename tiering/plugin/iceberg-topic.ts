@@ -39,7 +39,7 @@ import { padOffset, resolveLocation } from '../offset-index/location.js';
 import { FLOE_OWNER_PROPERTY } from '../../iceberg/rest/server.js';
 import { Table } from '../../iceberg/table.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
-import { TieringError, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata } from './api.js';
+import { TieringError, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata, type TieringObserver } from './api.js';
 import { crashPoint } from './crash-points.js';
 import { FileLeases } from './file-leases.js';
 import { TopicCompaction, type CompactionOutcome, type CompactOptions } from './topic-compaction.js';
@@ -119,7 +119,12 @@ export class IcebergTopic {
    * from the table's current schema, and evolves as new schema versions arrive); undefined is `key_value`.
    * Takes effect for segments converted from now on.
    */
-  configureTyping(settings: TypedValueSettings | undefined, registry: () => RegistryReader | null | undefined, catalog: Catalog): void {
+  configureTyping(
+    settings: TypedValueSettings | undefined,
+    registry: () => RegistryReader | null | undefined,
+    catalog: Catalog,
+    report: { observer?: TieringObserver | undefined; onWarn?: ((message: string, context: Record<string, unknown>) => void) | undefined } = {},
+  ): void {
     if (settings === undefined) {
       this.typer = undefined;
       return;
@@ -127,11 +132,21 @@ export class IcebergTopic {
     const same = this.typer && JSON.stringify(this.typer.settings) === JSON.stringify(settings);
     if (same) return;
     this.layout ??= TypedLayout.of(this.table.schema(), this.table.metadata['last-column-id']);
-    this.typer = new ValueTyper(settings, registry, this.layout);
+    this.typer = new ValueTyper(settings, registry, this.layout, (r) =>
+      report.onWarn?.(`records of schema id ${r.schemaId} cannot be typed into the table; they go to the dead-letter table (${settings.invalidRecordAction}) and Kafka consumers still read them`, {
+        topic: this.topic,
+        schemaId: r.schemaId,
+        subjects: r.versions.map((v) => `${v.subject} version ${v.version}`),
+        reason: r.reason,
+        detail: r.message,
+      }),
+    );
+    this.report = report;
     this.deadLetterCatalog = catalog;
   }
 
   private deadLetterCatalog: Catalog | undefined;
+  private report: { observer?: TieringObserver | undefined } = {};
 
   private deadLetters(): Promise<DeadLetterTable> {
     this.deadLetterTable ??= DeadLetterTable.open({ catalog: this.deadLetterCatalog!, io: this.io, namespace: this.id.namespace, topic: this.topic }).catch((err: unknown) => {
@@ -212,6 +227,14 @@ export class IcebergTopic {
       this.typedCounts.rawKept += c.rawKept;
       this.typedCounts.dead += c.dead;
       this.typedCounts.nulls += c.nulls;
+      const byReason: Record<string, number> = {};
+      for (const l of converted.typed.deadLetters) byReason[l.reason] = (byReason[l.reason] ?? 0) + 1;
+      if (c.dead > 0 && converted.typed.deadLetters.length === 0) byReason['DROPPED'] = c.dead;
+      try {
+        this.report.observer?.valuesTyped?.({ topic: this.topic, exact: c.exact, rawKept: c.rawKept, deadLetters: byReason, action: this.typer?.settings.invalidRecordAction ?? 'dlq_table' });
+      } catch {
+        // Observers must not stop tiering.
+      }
       if (converted.typed.deadLetters.length > 0) {
         const dlq = await this.deadLetters();
         this.pendingDeadLetters.set(key(segment.partition, segment.baseOffset), await dlq.write(segment.partition, segment.baseOffset, segment.lastOffset, converted.typed.deadLetters));

@@ -36,6 +36,7 @@ export interface IcebergTieringSettings {
   readonly compaction?: PluginCompactionOptions;
   /** Informational lines (compactions). */
   readonly onInfo?: (message: string, context: Record<string, unknown>) => void;
+  readonly onWarn?: (message: string, context: Record<string, unknown>) => void;
   /** Told about each copy and commit (metrics). */
   readonly observer?: TieringObserver;
   /** Table maintenance: how often it runs (0: never) and how old an unreferenced file must be to go. */
@@ -100,6 +101,7 @@ export async function openIcebergTiering(settings: IcebergTieringSettings): Prom
     onError: settings.onError,
     ...(settings.compaction !== undefined ? { compaction: settings.compaction } : {}),
     ...(settings.onInfo !== undefined ? { onInfo: settings.onInfo } : {}),
+    ...(settings.onWarn !== undefined ? { onWarn: settings.onWarn } : {}),
     ...(settings.observer ? { observer: settings.observer } : {}),
     ...(settings.maintenance ? { maintenanceIntervalMs: settings.maintenance.intervalMs, maintenance: { orphanWindowMs: settings.maintenance.orphanWindowMs } } : {}),
   });

@@ -44,6 +44,17 @@ export interface RegistryReader {
   schemaById(id: number): RegistrySchema | undefined;
   latestVersion(subject: string): (RegistrySchema & { readonly id: number; readonly version: number }) | undefined;
   subjectVersion(subject: string, version: number, includeDeleted?: boolean): (RegistrySchema & { readonly id: number; readonly version: number }) | undefined;
+  /** The (subject, version) pairs that use a schema id, for log lines. */
+  versionsOfId?(id: number): readonly { readonly subject: string; readonly version: number }[];
+}
+
+/** A writer schema the table cannot take (told once per schema and layout version, for a log line). */
+export interface SchemaRefusal {
+  readonly schemaId: number;
+  readonly reason: 'UNSUPPORTED_SCHEMA' | 'INCOMPATIBLE_SCHEMA';
+  readonly message: string;
+  /** Subjects and versions registered with that id. */
+  readonly versions: readonly { readonly subject: string; readonly version: number }[];
 }
 
 export type DeadLetterReason = 'MISSING_PREFIX' | 'UNKNOWN_SCHEMA' | 'UNSUPPORTED_SCHEMA' | 'INCOMPATIBLE_SCHEMA' | 'CORRUPT_PAYLOAD';
@@ -106,7 +117,16 @@ export class ValueTyper {
     /** undefined: not attached yet (conversion waits); null: the broker runs without a registry. */
     private readonly registry: () => RegistryReader | null | undefined,
     readonly layout: TypedLayout,
+    private readonly onRefused: (refusal: SchemaRefusal) => void = () => undefined,
   ) {}
+
+  private refused(registry: RegistryReader, schemaId: number, reason: SchemaRefusal['reason'], message: string): void {
+    try {
+      this.onRefused({ schemaId, reason, message, versions: registry.versionsOfId?.(schemaId) ?? [] });
+    } catch {
+      // A report must never stop a conversion.
+    }
+  }
 
   /** The typing of one data file's records (latest mode resolves the subject's version now). */
   beginFile(): FileTyping {
@@ -116,7 +136,10 @@ export class ValueTyper {
   }
 
   /** The codec of schema `id` and message `indexes`, compiled once (failures too). */
+  private lastRegistry: RegistryReader | undefined;
+
   codec(registry: RegistryReader, id: number, indexes: readonly number[], prefixed: boolean): Compiled | undefined {
+    this.lastRegistry = registry;
     const key = `${id}/${indexes.join('.')}/${prefixed ? 'p' : 'r'}`;
     let c = this.compiled.get(key);
     if (c === undefined) {
@@ -129,6 +152,7 @@ export class ValueTyper {
       } catch (err) {
         if (!(err instanceof TypedValueError)) throw err;
         c = { error: err };
+        this.refused(registry, id, 'UNSUPPORTED_SCHEMA', err.message);
       }
       this.compiled.set(key, c);
     }
@@ -140,6 +164,7 @@ export class ValueTyper {
     if (c.verdict && c.verdict.version === this.layout.version) return c.verdict.reason;
     const a = this.layout.accept(c.codec.fields);
     c.verdict = { version: this.layout.version, reason: a.ok ? null : a.reason };
+    if (!a.ok) this.refused(this.lastRegistry!, c.writer.id, 'INCOMPATIBLE_SCHEMA', a.reason);
     return c.verdict.reason;
   }
 }
