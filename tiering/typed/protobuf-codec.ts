@@ -9,7 +9,7 @@
  *   float, double, bool, string as themselves; bytes → binary.
  * - enum → string: the value's name; a number the enum does not define is kept as its decimal digits
  *   ("7"), which no enum name can be, so it still re-encodes exactly.
- * - message → struct; a message with no fields (google.protobuf.Empty) → boolean, true when present;
+ * - message → struct, its fields in field-number order; a message with no fields (google.protobuf.Empty) → boolean, true when present;
  *   repeated → list (elements required); map<K,V> → map (values required; an entry without a value holds the
  *   value's default).
  * - presence: proto3 fields without `optional` are required columns holding the default (0, "", false, the
@@ -84,9 +84,10 @@ function planMessage(type: protobuf.Type, stack: readonly protobuf.Type[]): Mess
     throw unsupported(`the Protobuf message ${name} is recursive (${cycle.join(' → ')}), and an Iceberg schema cannot nest without end`);
   }
   const inner = [...stack, type];
+  // Field-number order, for encoding and for the columns (the descriptor form, as protobufjs loads it, moves
+  // oneof members behind the other fields, so declaration order would differ between the two forms).
   const fields = [...type.fieldsArray].sort((a, b) => a.id - b.id).map((f) => planField(f, name, inner));
-  const byDeclaration = [...type.fieldsArray].map((f) => fields.find((p) => p.id === f.id) as FieldPlan);
-  const mapped: MappedField[] = byDeclaration.map((p) => {
+  const mapped: MappedField[] = fields.map((p) => {
     if (p.label === 'repeated') return { name: p.name, required: true, type: { type: 'list', element: p.kind.type, elementRequired: true } };
     if (p.label === 'map') return { name: p.name, required: true, type: { type: 'map', key: (p.key as Kind).type, value: p.kind.type, valueRequired: true } };
     return { name: p.name, required: p.required, type: p.kind.type };

@@ -63,7 +63,8 @@ function addFile(root: protobuf.Root, text: string, what: string, imports: Set<s
     const added: protobuf.Type[] = [];
     try {
       for (const m of fd.messageType ?? []) {
-        const t = (protobuf.Type as unknown as { fromDescriptor(d: unknown, s: string): protobuf.Type }).fromDescriptor(m, syntax);
+        // keepCase: columns take the .proto field names (as the text form does), not their JSON names.
+        const t = (protobuf.Type as unknown as { fromDescriptor(d: unknown, ctx: unknown): protobuf.Type }).fromDescriptor(m, { edition: syntax, keepCase: true });
         ns.add(t);
         added.push(t);
       }

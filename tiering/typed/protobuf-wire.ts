@@ -109,9 +109,10 @@ export class WireReader {
     return [start, this.pos];
   }
 
+  /** A copy, as a plain Uint8Array (not a Buffer, even when reading one). */
   bytes(): Uint8Array {
     const [s, e] = this.delimited();
-    return this.buf.slice(s, e);
+    return new Uint8Array(this.buf.subarray(s, e));
   }
 
   string(): string {

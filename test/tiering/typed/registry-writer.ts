@@ -17,8 +17,13 @@ async function getJson<T>(url: string): Promise<T> {
   return (await res.json()) as T;
 }
 
-export async function writerSchemaFromRegistry(registryUrl: string, id: number): Promise<WriterSchema> {
-  const top = await getJson<SchemaReply>(`${registryUrl}/schemas/ids/${id}`);
+/**
+ * `format` 'serialized': Protobuf schemas as base64 FileDescriptorProtos, the form Confluent's serializers
+ * register (the registry's .proto text rendering of those is its own conversion).
+ */
+export async function writerSchemaFromRegistry(registryUrl: string, id: number, format?: 'serialized'): Promise<WriterSchema> {
+  const query = format === undefined ? '' : `?format=${format}`;
+  const top = await getJson<SchemaReply>(`${registryUrl}/schemas/ids/${id}${query}`);
   const references: { name: string; schema: string }[] = [];
   const seen = new Set<string>();
   const visit = async (refs: SchemaReply['references']): Promise<void> => {
@@ -26,7 +31,7 @@ export async function writerSchemaFromRegistry(registryUrl: string, id: number):
       const key = `${ref.subject}/${ref.version}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const got = await getJson<SchemaReply>(`${registryUrl}/subjects/${encodeURIComponent(ref.subject)}/versions/${ref.version}`);
+      const got = await getJson<SchemaReply>(`${registryUrl}/subjects/${encodeURIComponent(ref.subject)}/versions/${ref.version}${query}`);
       await visit(got.references);
       references.push({ name: ref.name, schema: got.schema });
     }
