@@ -18,7 +18,6 @@ import { icebergTypeToArrow } from '../../iceberg/parquet/arrow-schema.js';
 import { parsePrimitiveType, type ParsedPrimitive } from '../../iceberg/types.js';
 import { TypedValueError } from './api.js';
 
-const enc = new TextEncoder();
 const dec = new TextDecoder('utf-8', { fatal: false });
 
 function validity(values: readonly unknown[]): { bitmap: Uint8Array | undefined; nulls: number } {
@@ -76,6 +75,25 @@ function variableWidth(type: arrow.DataType, values: readonly unknown[], toBytes
     p += b.length;
   }
   return arrow.makeData({ ...base(type, values.length, nulls, bitmap), valueOffsets: offsets, data } as never) as arrow.Data;
+}
+
+/** Utf8 data: every string written straight into one buffer (no per-value array). */
+function strings(type: arrow.DataType, values: readonly unknown[]): arrow.Data {
+  const { bitmap, nulls } = validity(values);
+  let total = 0;
+  for (const v of values) {
+    if (v === null || v === undefined) continue;
+    if (typeof v !== 'string') bad('string', v);
+    total += Buffer.byteLength(v, 'utf8');
+  }
+  const data = Buffer.allocUnsafe(total);
+  const offsets = new Int32Array(values.length + 1);
+  let p = 0;
+  values.forEach((v, i) => {
+    if (typeof v === 'string') p += data.write(v, p, 'utf8');
+    offsets[i + 1] = p;
+  });
+  return arrow.makeData({ ...base(type, values.length, nulls, bitmap), valueOffsets: offsets, data: new Uint8Array(data.buffer, data.byteOffset, p) } as never) as arrow.Data;
 }
 
 function primitive(p: ParsedPrimitive, type: arrow.DataType, values: readonly unknown[]): arrow.Data {
@@ -137,7 +155,7 @@ function primitive(p: ParsedPrimitive, type: arrow.DataType, values: readonly un
       return make(a);
     }
     case 'string':
-      return variableWidth(type, values, (v) => (typeof v === 'string' ? enc.encode(v) : bad('string', v)));
+      return strings(type, values);
     case 'binary':
       return variableWidth(type, values, (v) => bytesOf(v, 'binary'));
     case 'uuid':

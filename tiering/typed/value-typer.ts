@@ -81,6 +81,8 @@ interface CompiledWriter {
   readonly writer: FileWriter;
   /** Whether the layout holds it, as of layout version `version`. */
   verdict?: { version: number; reason: string | null };
+  /** The canonical wire-format prefix of its values. */
+  prefix?: Uint8Array;
 }
 type Compiled = CompiledWriter | { readonly error: TypedValueError };
 
@@ -260,16 +262,28 @@ export class FileTyping {
       if (!(err instanceof TypedValueError)) throw err;
       return { kind: 'dead', reason: 'CORRUPT_PAYLOAD', schemaId: id, message: `schema id ${id}: ${err.message}` };
     }
-    const key = `${id}/${indexes.join('.')}`;
     // One message per schema id in a file: the rebuild finds the writer by the row's schema id.
-    let exact = !this.used.has(key) ? false : [...this.used.keys()].every((k) => k === key || !k.startsWith(`${id}/`));
+    let exact = this.rebuildable(id, indexes);
     if (exact) try {
-      exact = equalBytes(c.codec.encode(row), payload) && (!prefixed || equalBytes(encodeWirePrefix(id, c.writer.schemaType, indexes), value.subarray(0, payloadStart)));
+      exact = equalBytes(c.codec.encode(row), payload) && (!prefixed || equalBytes((c.prefix ??= encodeWirePrefix(id, c.writer.schemaType, indexes)), value.subarray(0, payloadStart)));
     } catch (err) {
       if (!(err instanceof TypedValueError)) throw err;
       exact = false;
     }
     return { kind: 'typed', schemaId: id, row, exact };
+  }
+
+  private readonly verdicts = new Map<string, boolean>();
+
+  /** Whether rows of this writer can be rebuilt from the file: it is in the footer, alone for its schema id. */
+  private rebuildable(id: number, indexes: readonly number[]): boolean {
+    const key = `${id}/${indexes.join('.')}`;
+    let v = this.verdicts.get(key);
+    if (v === undefined) {
+      v = this.used.has(key) && [...this.used.keys()].every((k) => k === key || !k.startsWith(`${id}/`));
+      this.verdicts.set(key, v);
+    }
+    return v;
   }
 
   /** The writers this file's rows may use (registered by `scan` and the latest version), for its footer. */

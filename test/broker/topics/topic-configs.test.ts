@@ -138,7 +138,10 @@ test('strings from a fixed set are case-sensitive', () => {
   bad('compression.type', 'none', /one of/);
   ok('message.timestamp.type', 'LogAppendTime');
   bad('message.timestamp.type', 'createtime', /one of: CreateTime, LogAppendTime/);
-  bad('iceberg.mode', 'value_schema_latest', /one of: key_value/);
+  for (const m of ['key_value', 'value_schema_id_prefix', 'value_schema_latest']) ok('iceberg.mode', m);
+  bad('iceberg.mode', 'avro', /one of: key_value, value_schema_id_prefix, value_schema_latest/);
+  ok('iceberg.invalid.record.action', 'drop');
+  bad('iceberg.invalid.record.action', 'fail', /one of: dlq_table, drop/);
   ok('iceberg.namespace', ' lake.raw ', 'lake.raw');
 });
 
