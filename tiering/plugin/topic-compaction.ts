@@ -19,6 +19,9 @@ import type { FileLeases } from './file-leases.js';
 import type { PartitionManifest, SegmentEntry } from './partition-manifest.js';
 import type { SegmentCodec } from './segment-codec.js';
 import type { ValueTyper } from '../typed/value-typer.js';
+import { schemaHolds } from '../typed/table-layout.js';
+import { TOPIC_SCHEMA } from '../convert/schema.js';
+import { sameSchemaStructure } from '../../iceberg/schema.js';
 
 export interface CompactOptions {
   /** Topic-level settings over the table's `write.target-file-size-bytes` and Iceberg's defaults. */
@@ -211,9 +214,17 @@ export class TopicCompaction {
    */
   private foreignLayout(): string | undefined {
     if (!this.host.specIsOurs()) return `${this.host.topic}: the table's partition spec was changed by another engine; Floe does not compact it (its Kafka reads still work)`;
-    // Floe creates the table with its one schema and never evolves it: a second schema is another engine's.
-    if (this.host.table().metadata.schemas.length !== 1) {
-      return `${this.host.topic}: the table's schema was changed by another engine; Floe does not compact it (its Kafka reads still work)`;
+    // Floe evolves a table's schema only for typed columns: a field its own layout does not hold is another
+    // engine's. A key_value topic whose table holds typed columns (the mode was switched back) is left alone:
+    // rewriting its typed rows as key_value rows would empty their typed columns for table readers.
+    const current = this.host.table().schema();
+    const typer = this.host.typed();
+    if (typer === undefined) {
+      if (!sameSchemaStructure(current, { ...TOPIC_SCHEMA, 'schema-id': current['schema-id'] })) {
+        return `${this.host.topic}: the table's schema is not Floe's key_value schema (another engine changed it, or the topic left a schema mode); Floe does not compact it (its Kafka reads still work)`;
+      }
+    } else if (!schemaHolds(typer.layout.schema(), current)) {
+      return `${this.host.topic}: the table's schema has fields Floe's typed layout does not (another engine changed it); Floe does not compact it (its Kafka reads still work)`;
     }
     return undefined;
   }

@@ -82,6 +82,39 @@ function primitiveUnion(table: string, writer: string): string | undefined {
   return undefined;
 }
 
+const NESTED = new Set(['struct', 'list', 'map']);
+
+function fieldIds(t: Type, out: Map<number, string>): Map<number, string> {
+  if (typeof t === 'string') return out;
+  switch (t.type) {
+    case 'struct':
+      for (const f of t.fields) {
+        out.set(f.id, typeof f.type === 'string' ? f.type : f.type.type);
+        fieldIds(f.type, out);
+      }
+      return out;
+    case 'list':
+      out.set(t['element-id'], typeof t.element === 'string' ? t.element : t.element.type);
+      return fieldIds(t.element, out);
+    case 'map':
+      out.set(t['key-id'], typeof t.key === 'string' ? t.key : t.key.type);
+      out.set(t['value-id'], typeof t.value === 'string' ? t.value : t.value.type);
+      return fieldIds(t.value, fieldIds(t.key, out));
+  }
+}
+
+/** Whether `layout` holds every field of `table` (same id, same type): the table has no field of another writer. */
+export function schemaHolds(layout: StructType, table: StructType): boolean {
+  const have = fieldIds(layout, new Map());
+  for (const [id, type] of fieldIds(table, new Map())) {
+    const t = have.get(id);
+    // A primitive the layout widened (int to long) since the table's schema is still the layout's field.
+    if (t === undefined) return false;
+    if (t !== type && (NESTED.has(t) || NESTED.has(type) || primitiveUnion(type, t) !== t)) return false;
+  }
+  return true;
+}
+
 export class TypedLayout {
   private columns: NestedField[];
   private nextId: number;

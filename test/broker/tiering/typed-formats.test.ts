@@ -112,3 +112,31 @@ test('Protobuf values with the prefix (Confluent serializer) and without it (lat
   const servedNotes = await kafkaValues(e, plain);
   notes.forEach((v, i) => assert.deepEqual(servedNotes.get(i), v, `offset ${i} byte for byte`));
 });
+
+test('value_schema_latest for Avro and JSON: bare payloads typed with the subject\'s latest schema', { timeout: 120_000 }, async (t) => {
+  const e = await typedEnv(t);
+  const client = new SchemaRegistryClient({ baseURLs: [e.registryUrl] });
+  const avroSchema = { type: 'record', name: 'Point', fields: [{ name: 'x', type: 'int' }, { name: 'label', type: 'string' }] };
+  await client.register('points-value', { schemaType: 'AVRO', schema: JSON.stringify(avroSchema) });
+  await createTypedTopic(e, 'points', { 'iceberg.mode': 'value_schema_latest' });
+  const avsc = (await import('avsc')).default;
+  const type = avsc.Type.forSchema(avroSchema as never);
+  const points = Array.from({ length: 15 }, (_, i) => type.toBuffer({ x: i, label: `p${i}` }));
+  await produce(e, 'points', points);
+  await tierAll(e, 'points');
+  const rows = await tableQuery(t, e, 'points', (from) => `select kafka.value_schema_id as sid, "value" is null as rebuilt, x, label from ${from} order by kafka."offset"`);
+  assert.deepEqual(rows.map((r) => [r['sid'], r['rebuilt'], r['x'], r['label']]), points.map((_, i) => [1, true, i, `p${i}`]));
+  const served = await kafkaValues(e, 'points');
+  points.forEach((v, i) => assert.deepEqual(served.get(i), v));
+
+  const jsonSchema = { type: 'object', properties: { city: { type: 'string' }, temp: { type: 'number' } } };
+  const jsonId = await client.register('weather-schema', { schemaType: 'JSON', schema: JSON.stringify(jsonSchema) });
+  await createTypedTopic(e, 'weather', { 'iceberg.mode': 'value_schema_latest', 'iceberg.value.subject': 'weather-schema' });
+  const readings = Array.from({ length: 15 }, (_, i) => Buffer.from(JSON.stringify({ city: `c${i}`, temp: i + 0.25 })));
+  await produce(e, 'weather', readings);
+  await tierAll(e, 'weather');
+  const wrows = await tableQuery(t, e, 'weather', (from) => `select kafka.value_schema_id as sid, "value" is null as rebuilt, city, temp from ${from} order by kafka."offset"`);
+  assert.deepEqual(wrows.map((r) => [r['sid'], r['rebuilt'], r['city'], r['temp']]), readings.map((_, i) => [jsonId, true, `c${i}`, i + 0.25]));
+  const wserved = await kafkaValues(e, 'weather');
+  readings.forEach((v, i) => assert.deepEqual(wserved.get(i), v));
+});
