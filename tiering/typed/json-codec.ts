@@ -14,7 +14,7 @@
  *   types, not full validation), the other options are null.
  * - a schema that does not constrain the value's type (`true`, `{}`, an object with neither properties nor
  *   an `additionalProperties` schema, an array without `items`, mixed enums) → string holding the value
- *   as compact JSON text.
+ *   as compact JSON text (a JSON null as the text "null"; SQL null when the property is absent).
  * - `$ref` to `#/definitions/…`, `#/$defs/…` (any JSON pointer in the same document) and to references (by
  *   their name, optionally with a `#/pointer`) resolve; a cycle of `$ref`s → UNSUPPORTED_SCHEMA naming it.
  *
@@ -115,7 +115,7 @@ class Mapper {
 
   map(at: Located): Node {
     const s = at.schema;
-    if (s === true || (isObject(s) && Object.keys(s).every((k) => IGNORED.has(k)))) return jsonText(true);
+    if (s === true || (isObject(s) && Object.keys(s).every((k) => IGNORED.has(k)))) return jsonText(false);
     if (!isObject(s)) throw unsupported(`${at.docName} ${at.pointer} is the schema false (no value fits), which no column can hold`);
     if (typeof s['$ref'] === 'string') {
       const target = this.resolve(s['$ref'], at);
@@ -137,7 +137,7 @@ class Mapper {
     if (Array.isArray(s['enum']) || 'const' in s) return enumNode(Array.isArray(s['enum']) ? s['enum'] : [s['const'] as Json]);
     let type = s['type'];
     if (type === undefined) type = isObject(s['properties']) || s['additionalProperties'] !== undefined ? 'object' : s['items'] !== undefined ? 'array' : undefined;
-    if (type === undefined) return jsonText(true);
+    if (type === undefined) return jsonText(false);
     if (Array.isArray(type)) {
       if (type.length === 1) type = type[0] as Json;
       else return this.union(type.map((t) => ({ ...at, schema: { ...s, type: t } })), at);
@@ -154,7 +154,7 @@ class Mapper {
       case 'string':
         return stringNode(typeof s['format'] === 'string' ? s['format'] : undefined);
       case 'array':
-        return isObject(s['items']) || s['items'] === true ? listNode(this.map(child(s['items'], 'items'))) : jsonText(true);
+        return isObject(s['items']) || s['items'] === true ? listNode(this.map(child(s['items'], 'items'))) : jsonText(false);
       case 'object':
         return this.objectNode(s, at, child);
       default:
@@ -167,7 +167,7 @@ class Mapper {
     const additional = s['additionalProperties'];
     if (props === undefined || Object.keys(props).length === 0) {
       if (isObject(additional) && Object.keys(additional).some((k) => !IGNORED.has(k))) return mapNode(this.map(child(additional, 'additionalProperties')));
-      return jsonText(true);
+      return jsonText(false);
     }
     const required = new Set(Array.isArray(s['required']) ? s['required'].filter((r): r is string => typeof r === 'string') : []);
     const parts = Object.entries(props).map(([name, schema]) => ({ name, required: required.has(name), node: this.map(child(schema, `properties/${name}`)) }));
@@ -284,7 +284,10 @@ function enumNode(values: readonly Json[]): Node {
   return optional(jsonText(false), values.includes(null));
 }
 
-/** Any JSON value as its compact text (`nullable`: a JSON null is SQL null, not the text "null"). */
+/**
+ * Any JSON value as its compact text; a JSON null is the text "null" (SQL null is an absent property), unless
+ * `nullable` (an enum listing null), where it is SQL null.
+ */
 function jsonText(nullable: boolean): Node {
   const node: Node = {
     type: 'string',
