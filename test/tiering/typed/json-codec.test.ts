@@ -9,54 +9,8 @@ import { TypedValueError, type WriterSchema } from '../../../tiering/typed/api.j
 import { compileValueCodec } from '../../../tiering/typed/codec.js';
 import { parseWirePrefix } from '../../../tiering/typed/wire-format.js';
 import { startRegistryBroker } from '../../interop/schema-registry/registry-broker.js';
+import { EVENT, EVENT_FIELDS } from './fixtures.js';
 import { writerSchemaFromRegistry } from './registry-writer.js';
-
-export const EVENT = {
-  $schema: 'http://json-schema.org/draft-07/schema#',
-  title: 'Event',
-  type: 'object',
-  properties: {
-    id: { type: 'integer' },
-    name: { type: ['string', 'null'] },
-    score: { type: 'number' },
-    ok: { type: 'boolean' },
-    when: { type: 'string', format: 'date-time' },
-    day: { type: 'string', format: 'date' },
-    at: { type: 'string', format: 'time' },
-    uid: { type: 'string', format: 'uuid' },
-    color: { type: 'string', enum: ['red', 'green'] },
-    level: { enum: [1, 2, 3] },
-    tags: { type: 'array', items: { type: 'string' } },
-    attrs: { type: 'object', additionalProperties: { type: 'integer' } },
-    home: { $ref: '#/definitions/Address' },
-    pick: { oneOf: [{ type: 'string' }, { type: 'integer' }, { $ref: '#/definitions/Address' }] },
-    maybe: { oneOf: [{ type: 'null' }, { type: 'number' }] },
-    extra: {},
-  },
-  required: ['id', 'name'],
-  definitions: { Address: { type: 'object', properties: { city: { type: 'string' }, zip: { type: 'integer' } }, required: ['city'] } },
-};
-
-const ADDRESS = { type: 'struct', fields: [{ name: 'city', required: true, type: 'string' }, { name: 'zip', required: false, type: 'long' }] };
-
-export const EVENT_FIELDS = [
-  { name: 'id', required: true, type: 'long' },
-  { name: 'name', required: false, type: 'string' },
-  { name: 'score', required: false, type: 'double' },
-  { name: 'ok', required: false, type: 'boolean' },
-  { name: 'when', required: false, type: 'timestamptz' },
-  { name: 'day', required: false, type: 'date' },
-  { name: 'at', required: false, type: 'time' },
-  { name: 'uid', required: false, type: 'uuid' },
-  { name: 'color', required: false, type: 'string' },
-  { name: 'level', required: false, type: 'long' },
-  { name: 'tags', required: false, type: { type: 'list', element: 'string', elementRequired: true } },
-  { name: 'attrs', required: false, type: { type: 'map', key: 'string', value: 'long', valueRequired: true } },
-  { name: 'home', required: false, type: ADDRESS },
-  { name: 'pick', required: false, type: { type: 'struct', fields: [{ name: 'option0', required: false, type: 'string' }, { name: 'option1', required: false, type: 'long' }, { name: 'option2', required: false, type: ADDRESS }] } },
-  { name: 'maybe', required: false, type: 'double' },
-  { name: 'extra', required: false, type: 'string' },
-];
 
 function jsonWriter(schema: unknown, references: WriterSchema['references'] = []): WriterSchema {
   return { id: 1, schemaType: 'JSON', schema: JSON.stringify(schema), references };
