@@ -202,3 +202,52 @@ test('Avro: @confluentinc/schemaregistry AvroSerializer payloads, with a referen
     assert.deepEqual(row, expected[i]);
   }
 });
+
+test('Avro: logical types inside nullable unions, arrays and maps', () => {
+  const schema = {
+    type: 'record',
+    name: 'N',
+    fields: [
+      { name: 'ts', type: ['null', { type: 'long', logicalType: 'timestamp-millis' }], default: null },
+      { name: 'dec', type: [{ type: 'bytes', logicalType: 'decimal', precision: 4, scale: 1 }, 'null'] },
+      { name: 'uid', type: ['null', { type: 'string', logicalType: 'uuid' }], default: null },
+      { name: 'days', type: { type: 'array', items: { type: 'int', logicalType: 'date' } } },
+      { name: 'times', type: { type: 'map', values: { type: 'long', logicalType: 'time-micros' } } },
+      { name: 'mixed', type: ['null', 'string', { type: 'long', logicalType: 'local-timestamp-millis' }], default: null },
+    ],
+  };
+  const codec = compileValueCodec(avroWriter(schema));
+  assert.deepEqual(
+    codec.fields.map((f) => [f.name, f.required, f.type]),
+    [
+      ['ts', false, 'timestamptz'],
+      ['dec', false, 'decimal(4,1)'],
+      ['uid', false, 'uuid'],
+      ['days', true, { type: 'list', element: 'date', elementRequired: true }],
+      ['times', true, { type: 'map', key: 'string', value: 'time', valueRequired: true }],
+      ['mixed', false, { type: 'struct', fields: [{ name: 'tag', required: true, type: 'int' }, { name: 'field0', required: false, type: 'string' }, { name: 'field1', required: false, type: 'timestamp' }] }],
+    ],
+  );
+  const plain = avro.Type.forSchema(
+    { type: 'record', name: 'N', fields: [
+      { name: 'ts', type: ['null', 'long'] },
+      { name: 'dec', type: ['bytes', 'null'] },
+      { name: 'uid', type: ['null', 'string'] },
+      { name: 'days', type: { type: 'array', items: 'int' } },
+      { name: 'times', type: { type: 'map', values: 'long' } },
+      { name: 'mixed', type: ['null', 'string', 'long'] },
+    ] } as avro.Schema,
+    { wrapUnions: true },
+  );
+  const set = plain.toBuffer({ ts: { long: 1_000 }, dec: { bytes: Buffer.from([0x7f]) }, uid: { string: '00000000-0000-0000-0000-000000000001' }, days: [0, -1], times: { a: 5 }, mixed: { long: 2 } });
+  assert.deepEqual(assertRoundTrip(codec, set, 'set'), {
+    ts: 1_000_000n,
+    dec: 127n,
+    uid: '00000000-0000-0000-0000-000000000001',
+    days: [0, -1],
+    times: [['a', 5n]],
+    mixed: { tag: 1, field0: null, field1: 2000n },
+  });
+  const unset = plain.toBuffer({ ts: null, dec: null, uid: null, days: [], times: {}, mixed: null });
+  assert.deepEqual(assertRoundTrip(codec, unset, 'unset'), { ts: null, dec: null, uid: null, days: [], times: [], mixed: null });
+});
