@@ -351,3 +351,24 @@ message Legacy {
   const row = assertRoundTrip(codec, payload, 'proto2 Legacy');
   assert.deepEqual(row, { id: 0, name: null, count: 0, plain: [1, 2], packed: [3, 4], sub: { flag: null }, kind: 'B' }, 'explicit presence: a set 0 is 0, an unset field null (not its [default])');
 });
+
+test('Protobuf: long strings and nested messages whose length prefixes take several bytes', () => {
+  const codec = compileValueCodec(textWriter(), { messageIndexes: [1] });
+  const Order = protobufjsOrder();
+  for (const size of [40, 43, 127, 128, 300, 20_000]) {
+    const text = 'é'.repeat(size / 2) + 'x'.repeat(size % 2);
+    const payload = Order.encode(
+      Order.fromObject({
+        s: text,
+        words: [text, 'a'.repeat(size)],
+        lines: [{ sku: text, qty: 1 }],
+        line: { sku: 'b'.repeat(size) },
+        meta: { fields: { [text]: { stringValue: text } } },
+        header: { source: '€'.repeat(size) },
+      }),
+    ).finish();
+    const row = assertRoundTrip(codec, payload, `strings of ${size} UTF-16 units`);
+    assert.equal(row['s'], text);
+    assert.equal((row['header'] as { source: string }).source.length, size);
+  }
+});
