@@ -7,7 +7,7 @@
  *   merges their properties; a top-level schema that is not an object becomes one field named `value`.
  * - array with an `items` schema → list; integer → long; number → double; boolean → boolean;
  *   string → string, with `format` date → date, date-time → timestamptz, time → time, uuid → uuid;
- *   `enum`/`const` of strings → string, of integers → long.
+ *   `enum`/`const` of strings → string, of integers → long (a null among the values makes it optional).
  * - `type: [T, "null"]`, and `oneOf`/`anyOf` with a `null` branch and one other → T, optional.
  *   Other `oneOf`/`anyOf` (and `type` lists of several types) → struct<option0..optionN>, every field
  *   optional, one per non-null branch in order; a value goes to the first branch it fits (by the mapped
@@ -278,10 +278,13 @@ function stringNode(format: string | undefined): Node {
   }
 }
 
+/** An enum (or const) by its values' type; a null among them makes it optional. */
 function enumNode(values: readonly Json[]): Node {
-  if (values.every((v) => typeof v === 'string')) return primitive('string', (v) => typeof v === 'string');
-  if (values.every((v) => typeof v === 'number' && Number.isInteger(v))) return integerNode();
-  return optional(jsonText(false), values.includes(null));
+  const nullable = values.includes(null);
+  const others = values.filter((v) => v !== null);
+  if (others.length > 0 && others.every((v) => typeof v === 'string')) return optional(primitive('string', (v) => typeof v === 'string'), nullable);
+  if (others.length > 0 && others.every((v) => typeof v === 'number' && Number.isInteger(v))) return optional(integerNode(), nullable);
+  return optional(jsonText(false), nullable);
 }
 
 /**
