@@ -26,6 +26,8 @@ test('JSON Schema: the mapping', () => {
   assert.deepEqual(compileValueCodec(jsonWriter(EVENT)).fields, EVENT_FIELDS);
   const top = compileValueCodec(jsonWriter({ type: 'array', items: { type: 'integer' } }));
   assert.deepEqual(top.fields, [{ name: 'value', required: true, type: { type: 'list', element: 'long', elementRequired: true } }]);
+  const viaRef = compileValueCodec(jsonWriter({ $ref: '#/$defs/Root', $defs: { Root: { type: 'object', properties: { r: { type: 'boolean' } } } } }));
+  assert.deepEqual(viaRef.fields, [{ name: 'r', required: false, type: 'boolean' }], 'a top-level $ref');
   const enums = compileValueCodec(jsonWriter({ type: 'object', properties: { a: { enum: ['x', null] }, b: { enum: [1, 'one'] }, c: { const: 5 } }, required: ['a', 'b', 'c'] }));
   assert.deepEqual(enums.fields, [{ name: 'a', required: false, type: 'string' }, { name: 'b', required: true, type: 'string' }, { name: 'c', required: true, type: 'long' }]);
   assert.deepEqual(assertRoundTrip(enums, Buffer.from('{"a":null,"b":"one","c":5}'), 'enums'), { a: null, b: '"one"', c: 5n }, 'a mixed enum holds JSON text');
