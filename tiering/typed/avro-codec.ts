@@ -209,6 +209,18 @@ function parseType(text: string, options: Partial<avro.ForSchemaOptions>, what: 
   }
 }
 
+/** avsc reads bytes as Buffer views of the payload: the row gets its own plain Uint8Array (as Protobuf's). */
+function copyBytes(v: unknown): Uint8Array {
+  return new Uint8Array(v as Buffer);
+}
+
+function bufferOf(at: string): (v: unknown) => Buffer {
+  return (v) => {
+    if (!(v instanceof Uint8Array)) throw corrupt(`${at}: expected bytes (a Uint8Array), got ${describe(v)}`);
+    return asBuffer(v);
+  };
+}
+
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
@@ -272,9 +284,9 @@ function mapType(t: AvscType, stack: readonly AvscType[], at: string): Node {
     case 'abstract:long':
       return leaf('long');
     case 'bytes':
-      return leaf('binary');
+      return leaf('binary', copyBytes, bufferOf(at));
     case 'fixed':
-      return leaf(`fixed[${t.size}]`);
+      return leaf(`fixed[${t.size}]`, copyBytes, bufferOf(at));
     case 'enum':
       return leaf('string');
     case 'record':

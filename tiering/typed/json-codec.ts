@@ -7,14 +7,14 @@
  *   merges their properties; a top-level schema that is not an object becomes one field named `value`.
  * - array with an `items` schema → list; integer → long; number → double; boolean → boolean;
  *   string → string, with `format` date → date, date-time → timestamptz, time → time, uuid → uuid;
- *   `enum`/`const` of strings → string, of integers → long.
+ *   `enum`/`const` of strings → string, of integers → long (a null among the values makes it optional).
  * - `type: [T, "null"]`, and `oneOf`/`anyOf` with a `null` branch and one other → T, optional.
  *   Other `oneOf`/`anyOf` (and `type` lists of several types) → struct<option0..optionN>, every field
  *   optional, one per non-null branch in order; a value goes to the first branch it fits (by the mapped
  *   types, not full validation), the other options are null.
  * - a schema that does not constrain the value's type (`true`, `{}`, an object with neither properties nor
  *   an `additionalProperties` schema, an array without `items`, mixed enums) → string holding the value
- *   as compact JSON text.
+ *   as compact JSON text (a JSON null as the text "null"; SQL null when the property is absent).
  * - `$ref` to `#/definitions/…`, `#/$defs/…` (any JSON pointer in the same document) and to references (by
  *   their name, optionally with a `#/pointer`) resolve; a cycle of `$ref`s → UNSUPPORTED_SCHEMA naming it.
  *
@@ -115,7 +115,7 @@ class Mapper {
 
   map(at: Located): Node {
     const s = at.schema;
-    if (s === true || (isObject(s) && Object.keys(s).every((k) => IGNORED.has(k)))) return jsonText(true);
+    if (s === true || (isObject(s) && Object.keys(s).every((k) => IGNORED.has(k)))) return jsonText(false);
     if (!isObject(s)) throw unsupported(`${at.docName} ${at.pointer} is the schema false (no value fits), which no column can hold`);
     if (typeof s['$ref'] === 'string') {
       const target = this.resolve(s['$ref'], at);
@@ -137,7 +137,7 @@ class Mapper {
     if (Array.isArray(s['enum']) || 'const' in s) return enumNode(Array.isArray(s['enum']) ? s['enum'] : [s['const'] as Json]);
     let type = s['type'];
     if (type === undefined) type = isObject(s['properties']) || s['additionalProperties'] !== undefined ? 'object' : s['items'] !== undefined ? 'array' : undefined;
-    if (type === undefined) return jsonText(true);
+    if (type === undefined) return jsonText(false);
     if (Array.isArray(type)) {
       if (type.length === 1) type = type[0] as Json;
       else return this.union(type.map((t) => ({ ...at, schema: { ...s, type: t } })), at);
@@ -154,7 +154,7 @@ class Mapper {
       case 'string':
         return stringNode(typeof s['format'] === 'string' ? s['format'] : undefined);
       case 'array':
-        return isObject(s['items']) || s['items'] === true ? listNode(this.map(child(s['items'], 'items'))) : jsonText(true);
+        return isObject(s['items']) || s['items'] === true ? listNode(this.map(child(s['items'], 'items'))) : jsonText(false);
       case 'object':
         return this.objectNode(s, at, child);
       default:
@@ -167,7 +167,7 @@ class Mapper {
     const additional = s['additionalProperties'];
     if (props === undefined || Object.keys(props).length === 0) {
       if (isObject(additional) && Object.keys(additional).some((k) => !IGNORED.has(k))) return mapNode(this.map(child(additional, 'additionalProperties')));
-      return jsonText(true);
+      return jsonText(false);
     }
     const required = new Set(Array.isArray(s['required']) ? s['required'].filter((r): r is string => typeof r === 'string') : []);
     const parts = Object.entries(props).map(([name, schema]) => ({ name, required: required.has(name), node: this.map(child(schema, `properties/${name}`)) }));
@@ -278,13 +278,19 @@ function stringNode(format: string | undefined): Node {
   }
 }
 
+/** An enum (or const) by its values' type; a null among them makes it optional. */
 function enumNode(values: readonly Json[]): Node {
-  if (values.every((v) => typeof v === 'string')) return primitive('string', (v) => typeof v === 'string');
-  if (values.every((v) => typeof v === 'number' && Number.isInteger(v))) return integerNode();
-  return optional(jsonText(false), values.includes(null));
+  const nullable = values.includes(null);
+  const others = values.filter((v) => v !== null);
+  if (others.length > 0 && others.every((v) => typeof v === 'string')) return optional(primitive('string', (v) => typeof v === 'string'), nullable);
+  if (others.length > 0 && others.every((v) => typeof v === 'number' && Number.isInteger(v))) return optional(integerNode(), nullable);
+  return optional(jsonText(false), nullable);
 }
 
-/** Any JSON value as its compact text (`nullable`: a JSON null is SQL null, not the text "null"). */
+/**
+ * Any JSON value as its compact text; a JSON null is the text "null" (SQL null is an absent property), unless
+ * `nullable` (an enum listing null), where it is SQL null.
+ */
 function jsonText(nullable: boolean): Node {
   const node: Node = {
     type: 'string',
@@ -420,14 +426,15 @@ export function compileJsonCodec(writer: WriterSchema): ValueCodec {
   const root = parseJson(writer.schema, 'the schema');
   const { fields, node, wrapped } = new Mapper(root, writer.references).top();
   const utf8 = new TextDecoder('utf-8', { fatal: true });
-  const encoder = new TextEncoder();
   return {
     writer,
     fields,
     decode(payload: Uint8Array): Row {
       let value: Json;
       try {
-        value = JSON.parse(utf8.decode(payload)) as Json;
+        // Buffer's decoding is the fast one; only a text with U+FFFD in it may be invalid UTF-8 (check that).
+        const text = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8');
+        value = JSON.parse(text.includes('\uFFFD') ? utf8.decode(payload) : text) as Json;
       } catch (err) {
         throw corrupt(`it is not UTF-8 JSON text (${(err as Error).message})`);
       }
@@ -437,7 +444,7 @@ export function compileJsonCodec(writer: WriterSchema): ValueCodec {
     encode(row: Row): Uint8Array {
       const out: string[] = [];
       node.write(wrapped ? (row['value'] ?? null) : row, out);
-      return encoder.encode(out.join(''));
+      return Buffer.from(out.join(''), 'utf8');
     },
   };
 }

@@ -123,7 +123,7 @@ const SCALARS: Readonly<Record<string, Kind>> = Object.freeze({
   sfixed32: scalar('int', WIRE_FIXED32, 0, (r) => r.fixed32() | 0, (w, v) => w.fixed32(v as number)),
   uint32: scalar('long', WIRE_VARINT, 0n, (r) => (r.varint(), BigInt(r.lo)), (w, v) => w.uint32(Number(v as bigint))),
   fixed32: scalar('long', WIRE_FIXED32, 0n, (r) => BigInt(r.fixed32()), (w, v) => w.fixed32(Number(v as bigint))),
-  int64: scalar('long', WIRE_VARINT, 0n, (r) => (r.varint(), BigInt.asIntN(64, r.u64())), (w, v) => w.u64(v as bigint)),
+  int64: scalar('long', WIRE_VARINT, 0n, (r) => (r.varint(), r.s64()), (w, v) => w.u64(v as bigint)),
   sint64: scalar('long', WIRE_VARINT, 0n, (r) => (r.varint(), unzigzag(r.u64())), (w, v) => w.u64(zigzag(v as bigint))),
   sfixed64: scalar('long', WIRE_FIXED64, 0n, (r) => BigInt.asIntN(64, r.fixed64()), (w, v) => w.fixed64(v as bigint)),
   uint64: scalar('decimal(20,0)', WIRE_VARINT, 0n, (r) => (r.varint(), r.u64()), (w, v) => w.u64(v as bigint)),
@@ -252,7 +252,7 @@ function secondsNanosKind(type: string, floorNanos: boolean): Kind {
       let nanos = 0;
       while (!r.done) {
         const tag = r.uint32();
-        if (tag === 8) seconds = (r.varint(), BigInt.asIntN(64, r.u64()));
+        if (tag === 8) seconds = (r.varint(), r.s64());
         else if (tag === 16) nanos = (r.varint(), r.lo | 0);
         else r.skip(tag & 7, tag >>> 3);
       }
@@ -349,10 +349,10 @@ function encodeMessage(plan: MessagePlan, row: Row, w: WireWriter): void {
         const list = listOf(v, plan.name, f.name);
         if (list.length === 0) continue;
         if (f.packed) {
-          const sub = new WireWriter();
-          for (const x of list) f.kind.write(sub, x);
           w.tag(f.id, WIRE_LEN);
-          w.bytes(sub.finish());
+          w.delimited((sub) => {
+            for (const x of list) f.kind.write(sub, x);
+          });
         } else {
           for (const x of list) {
             w.tag(f.id, f.kind.wire);
@@ -365,13 +365,13 @@ function encodeMessage(plan: MessagePlan, row: Row, w: WireWriter): void {
         const key = f.key as Kind;
         for (const pair of listOf(v, plan.name, f.name)) {
           if (!Array.isArray(pair) || pair.length !== 2) throw corrupt(`${plan.name}.${f.name}: a map entry is not a [key, value] pair`);
-          const sub = new WireWriter();
-          sub.tag(1, key.wire);
-          key.write(sub, pair[0]);
-          sub.tag(2, f.kind.wire);
-          f.kind.write(sub, pair[1]);
           w.tag(f.id, WIRE_LEN);
-          w.bytes(sub.finish());
+          w.delimited((sub) => {
+            sub.tag(1, key.wire);
+            key.write(sub, pair[0]);
+            sub.tag(2, f.kind.wire);
+            f.kind.write(sub, pair[1]);
+          });
         }
       }
     }

@@ -30,11 +30,7 @@ export function delimitedKind(type: MappedType, read: (r: WireReader) => unknown
       const [s, e] = r.delimited();
       return read(new WireReader(r.buf, s, e));
     },
-    write: (w, v) => {
-      const sub = new WireWriter();
-      write(sub, v);
-      w.bytes(sub.finish());
-    },
+    write: (w, v) => w.delimited((sub) => write(sub, v)),
     isDefault: () => false,
   };
 }

@@ -33,7 +33,14 @@ function invalid(why: string, cause?: unknown): TypedValueError {
 export function loadProtobuf(writer: WriterSchema): LoadedProtobuf {
   const root = new protobuf.Root();
   const imports = new Set<string>();
-  for (const ref of writer.references) addFile(root, ref.schema, `reference '${ref.name}'`, imports);
+  for (const ref of writer.references) {
+    // A well-known type given as a reference (serializers that do not skip them) is the bundled one.
+    if (ref.name.startsWith('google/protobuf/') && protobuf.common.get(ref.name) !== null) {
+      imports.add(ref.name);
+      continue;
+    }
+    addFile(root, ref.schema, `reference '${ref.name}'`, imports);
+  }
   const own = addFile(root, writer.schema, 'the schema', imports);
   for (const name of imports) {
     if (!name.startsWith('google/protobuf/')) continue;

@@ -111,31 +111,24 @@ function writeValue(w: WireWriter, v: Json): void {
     w.uint32(v ? 1 : 0);
   } else if (Array.isArray(v)) {
     w.tag(6, WIRE_LEN);
-    w.bytes(nested((x) => writeList(x, v)));
+    w.delimited((x) => writeList(x, v));
   } else {
     w.tag(5, WIRE_LEN);
-    w.bytes(nested((x) => writeStruct(x, v)));
+    w.delimited((x) => writeStruct(x, v));
   }
 }
 
-function nested(fill: (w: WireWriter) => void): Uint8Array {
-  const w = new WireWriter();
-  fill(w);
-  return w.finish();
-}
 
 function writeStruct(w: WireWriter, obj: Json): void {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw corrupt('a google.protobuf.Struct column must hold a JSON object');
   for (const [k, v] of Object.entries(obj)) {
     w.tag(1, WIRE_LEN);
-    w.bytes(
-      nested((e) => {
-        e.tag(1, WIRE_LEN);
-        e.string(k);
-        e.tag(2, WIRE_LEN);
-        e.bytes(nested((x) => writeValue(x, v)));
-      }),
-    );
+    w.delimited((e) => {
+      e.tag(1, WIRE_LEN);
+      e.string(k);
+      e.tag(2, WIRE_LEN);
+      e.delimited((x) => writeValue(x, v));
+    });
   }
 }
 
@@ -143,7 +136,7 @@ function writeList(w: WireWriter, list: Json): void {
   if (!Array.isArray(list)) throw corrupt('a google.protobuf.ListValue column must hold a JSON array');
   for (const v of list) {
     w.tag(1, WIRE_LEN);
-    w.bytes(nested((x) => writeValue(x, v)));
+    w.delimited((x) => writeValue(x, v));
   }
 }
 

@@ -13,8 +13,6 @@ export const WIRE_START_GROUP = 3;
 export const WIRE_END_GROUP = 4;
 export const WIRE_FIXED32 = 5;
 
-const utf8 = new TextDecoder('utf-8');
-const utf8Encoder = new TextEncoder();
 
 function corrupt(why: string): TypedValueError {
   return new TypedValueError('CORRUPT_PAYLOAD', `the payload is not Protobuf binary of the schema: ${why}`);
@@ -25,7 +23,7 @@ export class WireReader {
   /** The low and high 32 bits of the last varint read by `varint()`. */
   lo = 0;
   hi = 0;
-  private readonly view: DataView;
+  private dataView: DataView | undefined;
 
   constructor(
     readonly buf: Uint8Array,
@@ -33,7 +31,11 @@ export class WireReader {
     readonly end: number,
   ) {
     this.pos = start;
-    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  /** Made on first use: most nested readers read no fixed-width values. */
+  private get view(): DataView {
+    return (this.dataView ??= new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength));
   }
 
   get done(): boolean {
@@ -69,7 +71,15 @@ export class WireReader {
 
   /** The last varint as an unsigned 64-bit bigint. */
   u64(): bigint {
-    return this.hi === 0 ? BigInt(this.lo) : (BigInt(this.hi) << 32n) | BigInt(this.lo);
+    if (this.hi < 0x200000) return BigInt(this.hi * 0x100000000 + this.lo); // below 2^53: exact as a number
+    return (BigInt(this.hi) << 32n) | BigInt(this.lo);
+  }
+
+  /** The last varint as a signed 64-bit bigint (int64). */
+  s64(): bigint {
+    if (this.hi < 0x200000) return BigInt(this.hi * 0x100000000 + this.lo);
+    if (this.hi >= 0xffe00000) return BigInt((this.hi - 0x100000000) * 0x100000000 + this.lo); // above -2^53
+    return BigInt.asIntN(64, (BigInt(this.hi) << 32n) | BigInt(this.lo));
   }
 
   fixed32(): number {
@@ -115,9 +125,11 @@ export class WireReader {
     return new Uint8Array(this.buf.subarray(s, e));
   }
 
+  /** UTF-8 (invalid sequences read as U+FFFD, so such a payload does not re-encode to itself). */
   string(): string {
     const [s, e] = this.delimited();
-    return utf8.decode(this.buf.subarray(s, e));
+    const b = this.buf;
+    return (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength)).toString('utf8', s, e);
   }
 
   /** Skips a field of wire type `wt` whose tag was just read (`field` for matching a group's end). */
@@ -153,19 +165,21 @@ export class WireReader {
   }
 }
 
+/**
+ * Writes into one growing Buffer; a length-delimited field (`delimited`) is written in place and its length
+ * prefix inserted afterwards, so nested messages need no buffers of their own.
+ */
 export class WireWriter {
-  private buf = new Uint8Array(64);
-  private view = new DataView(this.buf.buffer);
+  private buf: Buffer = Buffer.allocUnsafe(256);
   len = 0;
 
   private ensure(n: number): void {
     if (this.len + n <= this.buf.length) return;
     let size = this.buf.length * 2;
     while (size < this.len + n) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.len));
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.len);
     this.buf = next;
-    this.view = new DataView(next.buffer);
   }
 
   tag(field: number, wt: number): void {
@@ -186,45 +200,53 @@ export class WireWriter {
   /** An int32 (or enum) varint: negative values sign-extend to 10 bytes, as protoc writes them. */
   int32(v: number): void {
     if (v >= 0) this.uint32(v);
-    else this.u64(BigInt.asUintN(64, BigInt(v)));
+    else this.varint64(v >>> 0, 0xffffffff);
   }
 
-  /** A varint of an unsigned 64-bit value. */
+  /** A varint of a 64-bit value (signed or unsigned: its low 64 bits). */
   u64(v: bigint): void {
-    if (v >= 0n && v < 0x80000000n) {
+    if (v >= 0n && v <= 0xffffffffn) {
       this.uint32(Number(v));
       return;
     }
+    const u = BigInt.asUintN(64, v);
+    this.varint64(Number(u & 0xffffffffn), Number(u >> 32n));
+  }
+
+  /** A varint from the low and high uint32 halves of a 64-bit value. */
+  private varint64(lo: number, hi: number): void {
     this.ensure(10);
-    let n = BigInt.asUintN(64, v);
-    while (n >= 0x80n) {
-      this.buf[this.len++] = Number(n & 0x7fn) | 0x80;
-      n >>= 7n;
+    let l = lo >>> 0;
+    let h = hi >>> 0;
+    while (h > 0 || l >= 0x80) {
+      this.buf[this.len++] = (l & 0x7f) | 0x80;
+      l = ((l >>> 7) | (h << 25)) >>> 0;
+      h >>>= 7;
     }
-    this.buf[this.len++] = Number(n);
+    this.buf[this.len++] = l;
   }
 
   fixed32(v: number): void {
     this.ensure(4);
-    this.view.setUint32(this.len, v >>> 0, true);
+    this.buf.writeUInt32LE(v >>> 0, this.len);
     this.len += 4;
   }
 
   fixed64(v: bigint): void {
     this.ensure(8);
-    this.view.setBigUint64(this.len, BigInt.asUintN(64, v), true);
+    this.buf.writeBigUInt64LE(BigInt.asUintN(64, v), this.len);
     this.len += 8;
   }
 
   float(v: number): void {
     this.ensure(4);
-    this.view.setFloat32(this.len, v, true);
+    this.buf.writeFloatLE(v, this.len);
     this.len += 4;
   }
 
   double(v: number): void {
     this.ensure(8);
-    this.view.setFloat64(this.len, v, true);
+    this.buf.writeDoubleLE(v, this.len);
     this.len += 8;
   }
 
@@ -241,10 +263,44 @@ export class WireWriter {
   }
 
   string(s: string): void {
-    this.bytes(utf8Encoder.encode(s));
+    // Every UTF-16 unit is at most 3 UTF-8 bytes: reserve the worst case, write in place.
+    const max = s.length * 3;
+    this.ensure(max + 5);
+    if (s.length < 0x80 / 3 || Buffer.byteLength(s) < 0x80) {
+      const at = this.len + 1;
+      const n = this.buf.write(s, at, 'utf8');
+      this.buf[this.len] = n;
+      this.len = at + n;
+      return;
+    }
+    this.uint32(Buffer.byteLength(s));
+    this.len += this.buf.write(s, this.len, 'utf8');
   }
 
+  /** A length-delimited field whose content `fill` writes (a nested message). */
+  delimited(fill: (w: WireWriter) => void): void {
+    this.ensure(1);
+    const start = ++this.len;
+    fill(this);
+    const size = this.len - start;
+    if (size < 0x80) {
+      this.buf[start - 1] = size;
+      return;
+    }
+    let prefix = 1;
+    while (size >= 2 ** (7 * prefix)) prefix++;
+    this.ensure(prefix - 1);
+    this.buf.copyWithin(start + prefix - 1, start, this.len);
+    this.len += prefix - 1;
+    let n = size;
+    for (let i = start - 1; i < start - 1 + prefix; i++) {
+      this.buf[i] = n >= 0x80 ? (n & 0x7f) | 0x80 : n;
+      n = Math.floor(n / 0x80);
+    }
+  }
+
+  /** The bytes written, as a plain Uint8Array of their own. */
   finish(): Uint8Array {
-    return this.buf.slice(0, this.len);
+    return new Uint8Array(this.buf.subarray(0, this.len));
   }
 }

@@ -17,10 +17,11 @@ const DAY_MS = 86_400_000;
 
 function daysOf(y: number, m: number, d: number): number | undefined {
   if (m < 1 || m > 12 || d < 1 || d > 31) return undefined;
-  const ms = Date.UTC(y, m - 1, d);
-  const check = new Date(ms);
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0 to 99 as 1900 to 1999.
+  const check = new Date(0);
+  check.setUTCFullYear(y, m - 1, d);
   if (check.getUTCFullYear() !== y || check.getUTCMonth() !== m - 1 || check.getUTCDate() !== d) return undefined;
-  return Math.round(ms / DAY_MS);
+  return Math.round(check.getTime() / DAY_MS);
 }
 
 function fractionMicros(fraction: string | undefined): number {

@@ -10,90 +10,8 @@ import { TypedValueError, type WriterSchema } from '../../../tiering/typed/api.j
 import { compileValueCodec } from '../../../tiering/typed/codec.js';
 import { parseWirePrefix } from '../../../tiering/typed/wire-format.js';
 import { startRegistryBroker } from '../../interop/schema-registry/registry-broker.js';
+import { READING, READING_FIELDS } from './fixtures.js';
 import { writerSchemaFromRegistry } from './registry-writer.js';
-
-const POINT = { type: 'record', name: 'Point', fields: [{ name: 'x', type: 'int' }, { name: 'y', type: 'int' }] };
-
-/** Every mapped construct once. */
-export const READING = {
-  type: 'record',
-  name: 'Reading',
-  namespace: 'floe.typed',
-  doc: 'one reading',
-  fields: [
-    { name: 'id', type: 'long', doc: 'the id' },
-    { name: 'score', type: 'float' },
-    { name: 'ratio', type: 'double' },
-    { name: 'ok', type: 'boolean' },
-    { name: 'label', type: 'string' },
-    { name: 'blob', type: 'bytes' },
-    { name: 'hash', type: { type: 'fixed', name: 'Hash', size: 4 } },
-    { name: 'kind', type: { type: 'enum', name: 'Kind', symbols: ['A', 'B', 'C'] } },
-    { name: 'price', type: { type: 'bytes', logicalType: 'decimal', precision: 9, scale: 2 } },
-    { name: 'fprice', type: { type: 'fixed', name: 'Price8', size: 8, logicalType: 'decimal', precision: 18, scale: 4 } },
-    { name: 'day', type: { type: 'int', logicalType: 'date' } },
-    { name: 'tmillis', type: { type: 'int', logicalType: 'time-millis' } },
-    { name: 'tmicros', type: { type: 'long', logicalType: 'time-micros' } },
-    { name: 'tsmillis', type: { type: 'long', logicalType: 'timestamp-millis' } },
-    { name: 'tsmicros', type: { type: 'long', logicalType: 'timestamp-micros' } },
-    { name: 'local', type: { type: 'long', logicalType: 'local-timestamp-micros' } },
-    { name: 'uid', type: { type: 'string', logicalType: 'uuid' } },
-    { name: 'note', type: ['null', 'string'], default: null },
-    { name: 'note2', type: ['string', 'null'] },
-    { name: 'choice', type: ['null', 'int', 'string', POINT], default: null },
-    { name: 'either', type: ['long', 'string'] },
-    { name: 'tags', type: { type: 'array', items: 'string' } },
-    { name: 'points', type: { type: 'array', items: 'Point' } },
-    { name: 'attrs', type: { type: 'map', values: ['null', 'long'] } },
-    { name: 'nested', type: { type: 'record', name: 'Inner', fields: [{ name: 'deep', type: { type: 'record', name: 'Deeper', fields: [{ name: 'v', type: 'double' }] } }] } },
-  ],
-};
-
-const POINT_STRUCT = { type: 'struct', fields: [{ name: 'x', required: true, type: 'int' }, { name: 'y', required: true, type: 'int' }] };
-
-export const READING_FIELDS = [
-  { name: 'id', required: true, type: 'long', doc: 'the id' },
-  { name: 'score', required: true, type: 'float' },
-  { name: 'ratio', required: true, type: 'double' },
-  { name: 'ok', required: true, type: 'boolean' },
-  { name: 'label', required: true, type: 'string' },
-  { name: 'blob', required: true, type: 'binary' },
-  { name: 'hash', required: true, type: 'fixed[4]' },
-  { name: 'kind', required: true, type: 'string' },
-  { name: 'price', required: true, type: 'decimal(9,2)' },
-  { name: 'fprice', required: true, type: 'decimal(18,4)' },
-  { name: 'day', required: true, type: 'date' },
-  { name: 'tmillis', required: true, type: 'time' },
-  { name: 'tmicros', required: true, type: 'time' },
-  { name: 'tsmillis', required: true, type: 'timestamptz' },
-  { name: 'tsmicros', required: true, type: 'timestamptz' },
-  { name: 'local', required: true, type: 'timestamp' },
-  { name: 'uid', required: true, type: 'uuid' },
-  { name: 'note', required: false, type: 'string' },
-  { name: 'note2', required: false, type: 'string' },
-  {
-    name: 'choice',
-    required: false,
-    type: {
-      type: 'struct',
-      fields: [
-        { name: 'tag', required: true, type: 'int' },
-        { name: 'field0', required: false, type: 'int' },
-        { name: 'field1', required: false, type: 'string' },
-        { name: 'field2', required: false, type: POINT_STRUCT },
-      ],
-    },
-  },
-  {
-    name: 'either',
-    required: true,
-    type: { type: 'struct', fields: [{ name: 'tag', required: true, type: 'int' }, { name: 'field0', required: false, type: 'long' }, { name: 'field1', required: false, type: 'string' }] },
-  },
-  { name: 'tags', required: true, type: { type: 'list', element: 'string', elementRequired: true } },
-  { name: 'points', required: true, type: { type: 'list', element: POINT_STRUCT, elementRequired: true } },
-  { name: 'attrs', required: true, type: { type: 'map', key: 'string', value: 'long', valueRequired: false } },
-  { name: 'nested', required: true, type: { type: 'struct', fields: [{ name: 'deep', required: true, type: { type: 'struct', fields: [{ name: 'v', required: true, type: 'double' }] } }] } },
-];
 
 function avroWriter(schema: unknown, references: WriterSchema['references'] = [], id = 1): WriterSchema {
   return { id, schemaType: 'AVRO', schema: JSON.stringify(schema), references };
@@ -148,8 +66,8 @@ test('Avro: avsc-written values (plain, no logical types) decode to the expected
     ratio: -0.1,
     ok: true,
     label: 'héllo',
-    blob: Buffer.from([0, 1, 255]),
-    hash: Buffer.from('abcd'),
+    blob: new Uint8Array([0, 1, 255]),
+    hash: new Uint8Array(Buffer.from('abcd')),
     kind: 'C',
     price: -500n,
     fprice: 123_456n,
@@ -283,4 +201,53 @@ test('Avro: @confluentinc/schemaregistry AvroSerializer payloads, with a referen
     const row = assertRoundTrip(codec, bytes.subarray(prefix.payloadStart), `Confluent record ${i}`);
     assert.deepEqual(row, expected[i]);
   }
+});
+
+test('Avro: logical types inside nullable unions, arrays and maps', () => {
+  const schema = {
+    type: 'record',
+    name: 'N',
+    fields: [
+      { name: 'ts', type: ['null', { type: 'long', logicalType: 'timestamp-millis' }], default: null },
+      { name: 'dec', type: [{ type: 'bytes', logicalType: 'decimal', precision: 4, scale: 1 }, 'null'] },
+      { name: 'uid', type: ['null', { type: 'string', logicalType: 'uuid' }], default: null },
+      { name: 'days', type: { type: 'array', items: { type: 'int', logicalType: 'date' } } },
+      { name: 'times', type: { type: 'map', values: { type: 'long', logicalType: 'time-micros' } } },
+      { name: 'mixed', type: ['null', 'string', { type: 'long', logicalType: 'local-timestamp-millis' }], default: null },
+    ],
+  };
+  const codec = compileValueCodec(avroWriter(schema));
+  assert.deepEqual(
+    codec.fields.map((f) => [f.name, f.required, f.type]),
+    [
+      ['ts', false, 'timestamptz'],
+      ['dec', false, 'decimal(4,1)'],
+      ['uid', false, 'uuid'],
+      ['days', true, { type: 'list', element: 'date', elementRequired: true }],
+      ['times', true, { type: 'map', key: 'string', value: 'time', valueRequired: true }],
+      ['mixed', false, { type: 'struct', fields: [{ name: 'tag', required: true, type: 'int' }, { name: 'field0', required: false, type: 'string' }, { name: 'field1', required: false, type: 'timestamp' }] }],
+    ],
+  );
+  const plain = avro.Type.forSchema(
+    { type: 'record', name: 'N', fields: [
+      { name: 'ts', type: ['null', 'long'] },
+      { name: 'dec', type: ['bytes', 'null'] },
+      { name: 'uid', type: ['null', 'string'] },
+      { name: 'days', type: { type: 'array', items: 'int' } },
+      { name: 'times', type: { type: 'map', values: 'long' } },
+      { name: 'mixed', type: ['null', 'string', 'long'] },
+    ] } as avro.Schema,
+    { wrapUnions: true },
+  );
+  const set = plain.toBuffer({ ts: { long: 1_000 }, dec: { bytes: Buffer.from([0x7f]) }, uid: { string: '00000000-0000-0000-0000-000000000001' }, days: [0, -1], times: { a: 5 }, mixed: { long: 2 } });
+  assert.deepEqual(assertRoundTrip(codec, set, 'set'), {
+    ts: 1_000_000n,
+    dec: 127n,
+    uid: '00000000-0000-0000-0000-000000000001',
+    days: [0, -1],
+    times: [['a', 5n]],
+    mixed: { tag: 1, field0: null, field1: 2000n },
+  });
+  const unset = plain.toBuffer({ ts: null, dec: null, uid: null, days: [], times: {}, mixed: null });
+  assert.deepEqual(assertRoundTrip(codec, unset, 'unset'), { ts: null, dec: null, uid: null, days: [], times: [], mixed: null });
 });

@@ -319,3 +319,56 @@ test('Protobuf: refusals and corrupt payloads', () => {
   ];
   for (const g of garbage) assert.throws(() => codec.decode(g), (e: TypedValueError) => e instanceof TypedValueError && e.code === 'CORRUPT_PAYLOAD', `garbage ${hex(g)}`);
 });
+
+test('Protobuf: proto2 presence, required, [packed=true] and unpacked repeated fields (protobufjs payloads)', () => {
+  const text = `syntax = "proto2";
+package floe.p2;
+message Legacy {
+  message Sub { optional bool flag = 1; }
+  enum Kind { A = 1; B = 2; }
+  required int32 id = 1;
+  optional string name = 2 [default = "x"];
+  optional int32 count = 3;
+  repeated int32 plain = 4;
+  repeated int32 packed = 5 [packed = true];
+  optional Sub sub = 6;
+  optional Kind kind = 7;
+}
+`;
+  const codec = compileValueCodec({ id: 1, schemaType: 'PROTOBUF', schema: text, references: [] });
+  assert.deepEqual(codec.fields, [
+    { name: 'id', required: true, type: 'int' },
+    { name: 'name', required: false, type: 'string' },
+    { name: 'count', required: false, type: 'int' },
+    { name: 'plain', required: true, type: { type: 'list', element: 'int', elementRequired: true } },
+    { name: 'packed', required: true, type: { type: 'list', element: 'int', elementRequired: true } },
+    { name: 'sub', required: false, type: { type: 'struct', fields: [{ name: 'flag', required: false, type: 'boolean' }] } },
+    { name: 'kind', required: false, type: 'string' },
+  ]);
+  const Legacy = protobuf.parse(text, { keepCase: true }).root.lookupType('floe.p2.Legacy');
+  const payload = Legacy.encode(Legacy.fromObject({ id: 0, count: 0, plain: [1, 2], packed: [3, 4], sub: {}, kind: 2 })).finish();
+  assert.equal(hex(payload.subarray(0, 4)), '08001800', 'proto2 writes a set 0');
+  const row = assertRoundTrip(codec, payload, 'proto2 Legacy');
+  assert.deepEqual(row, { id: 0, name: null, count: 0, plain: [1, 2], packed: [3, 4], sub: { flag: null }, kind: 'B' }, 'explicit presence: a set 0 is 0, an unset field null (not its [default])');
+});
+
+test('Protobuf: long strings and nested messages whose length prefixes take several bytes', () => {
+  const codec = compileValueCodec(textWriter(), { messageIndexes: [1] });
+  const Order = protobufjsOrder();
+  for (const size of [40, 43, 127, 128, 300, 20_000]) {
+    const text = 'é'.repeat(size / 2) + 'x'.repeat(size % 2);
+    const payload = Order.encode(
+      Order.fromObject({
+        s: text,
+        words: [text, 'a'.repeat(size)],
+        lines: [{ sku: text, qty: 1 }],
+        line: { sku: 'b'.repeat(size) },
+        meta: { fields: { [text]: { stringValue: text } } },
+        header: { source: '€'.repeat(size) },
+      }),
+    ).finish();
+    const row = assertRoundTrip(codec, payload, `strings of ${size} UTF-16 units`);
+    assert.equal(row['s'], text);
+    assert.equal((row['header'] as { source: string }).source.length, size);
+  }
+});
