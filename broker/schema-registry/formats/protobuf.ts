@@ -136,7 +136,8 @@ function addFile(root: protobuf.Root, text: string, what: string, imports: Set<s
     const ns = pkg === '' ? root : root.define(pkg);
     const syntax = fd.syntax === 'proto3' ? 'proto3' : 'proto2';
     try {
-      for (const m of fd.messageType ?? []) ns.add((protobuf.Type as unknown as { fromDescriptor(d: unknown, s: string): protobuf.Type }).fromDescriptor(m, syntax));
+      // keepCase: the fields keep their .proto names (maybe_i, not maybeI), as protoc prints the schema.
+      for (const m of fd.messageType ?? []) ns.add((protobuf.Type as unknown as { fromDescriptor(d: unknown, c: { edition: string; keepCase: boolean }): protobuf.Type }).fromDescriptor(m, { edition: syntax, keepCase: true }));
       for (const e of fd.enumType ?? []) ns.add((protobuf.Enum as unknown as { fromDescriptor(d: unknown): protobuf.Enum }).fromDescriptor(e));
     } catch (err) {
       throw invalidSchema(`${what}: the FileDescriptorProto is not valid (${(err as Error).message})`);
