@@ -144,7 +144,8 @@ export interface OrderView {
   readonly atUs: string;
   /** YYYY-MM-DD. */
   readonly day: string;
-  readonly user: { readonly name: string; readonly city: string };
+  /** Never null in what the producer sends (null only where an engine fails to read it). */
+  readonly user: { readonly name: string; readonly city: string } | null;
   readonly tags: readonly string[];
   /** Map entries sorted by key, values as text. */
   readonly counts: readonly (readonly [string, string])[];
