@@ -6,7 +6,7 @@
  * - A codec is compiled from a registry schema (`WriterSchema`: its text and its references' texts, resolved,
  *   so nothing here reads the registry).
  * - `fields` is the value mapped to Iceberg types, before field ids (ids are assigned against the table's
- *   current schema by ./field-ids.ts, so they stay stable across versions).
+ *   current schema by ./table-layout.ts, so they stay stable across versions).
  * - `decode` turns a payload (the wire-format prefix already removed) into a `Row` whose JS values follow
  *   the conventions below; `encode` turns such a row back into payload bytes. Conversion keeps a record's
  *   typed columns only when `encode(decode(payload))` equals `payload` byte for byte; otherwise it keeps the

@@ -2,7 +2,7 @@
  * The Avro value codec: avsc parses the schema (with its references) and reads and writes Avro binary; this
  * file maps the avsc types to Iceberg types and converts avsc's values to the Row conventions of ./api.ts.
  *
- * Mapping (see ./TYPE-MAPPING.md):
+ * Mapping (the README's "Type mapping" table):
  * - record → struct (a top-level record's fields are the value's fields; any other top-level type becomes a
  *   single field named `value`); array → list; map → map<string, V>; enum → string (the symbol);
  *   fixed → fixed[L]; bytes → binary; int/long/float/double/boolean/string as themselves; a field of type

@@ -1,6 +1,6 @@
 /**
  * Compiles the value codec for a registry schema, by its format (see ./api.ts for the contract and
- * ./TYPE-MAPPING.md for the type mapping of each format).
+ * the README's "Type mapping" table for the mapping of each format).
  */
 import { TypedValueError, type ValueCodec, type WriterSchema } from './api.js';
 import { compileAvroCodec } from './avro-codec.js';

@@ -1,7 +1,7 @@
 /**
  * The JSON Schema value codec (draft-07, 2019-09 and 2020-12 keywords, as the registry accepts them).
  *
- * Mapping (see ./TYPE-MAPPING.md):
+ * Mapping (the README's "Type mapping" table):
  * - object with `properties` → struct, fields in the schema's property order, `required` as listed;
  *   an object with no properties and an `additionalProperties` schema → map<string, T>; `allOf` of objects
  *   merges their properties; a top-level schema that is not an object becomes one field named `value`.

@@ -3,7 +3,7 @@
  * the wire format itself (./protobuf-wire.ts), so 64-bit values are exact bigints, unknown enum numbers are
  * kept, and the encoding is the canonical one protoc, protobuf-es and protobufjs write.
  *
- * Mapping (see ./TYPE-MAPPING.md):
+ * Mapping (the README's "Type mapping" table):
  * - int32, sint32, sfixed32 → int; uint32, fixed32 → long (no int holds 2^31..2^32-1); int64, sint64,
  *   sfixed64 → long; uint64, fixed64 → decimal(20,0) (exact: a long would show values ≥ 2^63 as negative);
  *   float, double, bool, string as themselves; bytes → binary.

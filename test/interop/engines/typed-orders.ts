@@ -8,7 +8,7 @@
  * The values follow what Confluent's AvroSerializer (avsc, no logical-type hooks) takes: a decimal as the
  * minimal big-endian two's complement bytes of its unscaled value, a timestamp-millis as a number, a date as
  * the number of days since the epoch, a nullable union as the plain value or null. Map keys are not
- * integer-like (a JS object would reorder them, and the bytes could not be rebuilt; see TYPE-MAPPING.md).
+ * integer-like (a JS object would reorder them, and the bytes could not be rebuilt; see the README's "Type mapping").
  */
 export const ORDER_V1 = {
   type: 'record',
@@ -37,7 +37,7 @@ export const ORDER_V2 = { ...ORDER_V1, fields: [...ORDER_V1.fields, { name: 'cou
 /** The table's top-level columns, in order: the `kafka` struct, `value`, then the value's fields. */
 export const TABLE_COLUMNS = ['kafka', 'value', ...ORDER_V2.fields.map((f) => f.name)];
 
-/** The Iceberg types Floe must give the typed columns (TYPE-MAPPING.md). */
+/** The Iceberg types Floe must give the typed columns (the README's "Type mapping"). */
 export const ICEBERG_TYPES: Readonly<Record<string, unknown>> = {
   id: 'long',
   qty: 'int',
