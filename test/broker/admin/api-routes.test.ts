@@ -82,6 +82,14 @@ test('the admin JSON API shows topics and tables, runs maintenance and alters co
   assert.match(String(unknown.json.message), /kafka\.orders/, 'the message names the tables there are');
   assert.equal((await call(`${api}/tables/plain`)).status, 404, 'an untiered topic has no table');
 
+  // Null keys counted at conversion (a quarter of the keys were null, no value was): shown once sampled.
+  const quality = await until('the quality signals to be sampled', async () => {
+    const q = ((await call(`${api}/tables/orders`)).json.quality ?? {}) as { nullKeyShareBaseline?: number; nullValueShareBaseline?: number };
+    return q.nullKeyShareBaseline !== undefined ? q : undefined;
+  });
+  assert.equal(quality.nullKeyShareBaseline, 0.25);
+  assert.equal(quality.nullValueShareBaseline, 0);
+
   // Compaction on demand merges the small files of each partition; expiry answers with its counts.
   const compacted = await call(`${api}/tables/kafka.orders/compact`, 'POST', { minInputFiles: 2 });
   assert.equal(compacted.status, 200, JSON.stringify(compacted.json));
