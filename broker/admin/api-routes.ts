@@ -14,7 +14,8 @@
  *                                             IncrementalAlterConfigs SET/DELETE (same validation)
  *   GET  /api/status                          what the status page draws (history and quality)
  *
- * `{table}` is `<namespace>.<name>` or the topic's name. Codes: not_found (404: unknown table/topic),
+ * `{table}` is `<namespace>.<name>` or the topic's name. Codes: unknown_table, unknown_topic,
+ * unknown_partition, unknown_snapshot (404; a path that is no endpoint at all is not_found),
  * bad_request (400: body or parameters), invalid_config (400), would_lose_kafka_data (409),
  * not_tiered (409), out_of_range (400), method_not_allowed (405), body_too_large (413), internal_error (500).
  */
@@ -61,7 +62,7 @@ export function apiRoutes(s: ApiSources): AdminRoute[] {
         if (minInput !== undefined) overrides.minInputFiles = minInput;
         const tiering = requireTiering(s);
         const all = tiering.tablePartitions(topic);
-        if (partition !== undefined && !all.includes(partition)) throw new AdminHttpError(404, 'not_found', `table of ${topic} has no partition ${partition}; it holds ${all.join(', ') || 'none yet'}`);
+        if (partition !== undefined && !all.includes(partition)) throw new AdminHttpError(404, 'unknown_partition', `table of ${topic} has no partition ${partition}; it holds ${all.join(', ') || 'none yet'}`);
         const results = [];
         for (const p of partition === undefined ? all : [partition]) results.push({ partition: p, ...(await runbookCall(() => tiering.compact(topic, p, overrides))) });
         return json(200, { topic, results });
@@ -134,7 +135,7 @@ export function apiRoutes(s: ApiSources): AdminRoute[] {
         try {
           await s.topics.alterConfigs(record.name, changes, validateOnly);
         } catch (err) {
-          if (err instanceof KafkaError && err.code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) throw new AdminHttpError(404, 'not_found', err.message);
+          if (err instanceof KafkaError && err.code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) throw new AdminHttpError(404, 'unknown_topic', err.message);
           if (err instanceof KafkaError) throw new AdminHttpError(400, 'invalid_config', err.message);
           throw err;
         }
@@ -219,12 +220,12 @@ function tableTopic(s: ApiSources, req: AdminRequest): string {
   const byTable = tiered.find((t) => `${tiering?.tableName(t.name) ?? ''}` === name);
   if (byTable !== undefined) return byTable.name;
   const known = tiered.map((t) => tiering?.tableName(t.name) ?? t.name);
-  throw new AdminHttpError(404, 'not_found', `no table '${name}'${tiering === undefined ? ' (tiered storage is off: remote.log.storage.system.enable=false)' : ''}; tables: ${known.join(', ') || 'none'} (floe tables lists them)`);
+  throw new AdminHttpError(404, 'unknown_table', `no table '${name}'${tiering === undefined ? ' (tiered storage is off: remote.log.storage.system.enable=false)' : ''}; tables: ${known.join(', ') || 'none'} (floe tables lists them)`);
 }
 
 function requireTopic(s: ApiSources, name: string): { name: string; configs: Readonly<Record<string, string>> } {
   const record = s.topics.getTopic(name);
-  if (record === undefined) throw new AdminHttpError(404, 'not_found', `topic '${name}' does not exist; floe topics lists the topics`);
+  if (record === undefined) throw new AdminHttpError(404, 'unknown_topic', `topic '${name}' does not exist; floe topics lists the topics`);
   return record;
 }
 
@@ -250,7 +251,7 @@ async function runbookCall<T>(fn: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof TieringError) {
       const map: Partial<Record<TieringError['code'], [number, string]>> = {
-        NOT_FOUND: [404, 'not_found'],
+        NOT_FOUND: [404, 'unknown_snapshot'],
         WOULD_LOSE_KAFKA_DATA: [409, 'would_lose_kafka_data'],
         NOT_TIERED: [409, 'not_tiered'],
         OFFSET_OUT_OF_RANGE: [400, 'out_of_range'],

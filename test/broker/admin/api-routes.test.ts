@@ -78,7 +78,7 @@ test('the admin JSON API shows topics and tables, runs maintenance and alters co
   }
   const unknown = await call(`${api}/tables/kafka.nope`);
   assert.equal(unknown.status, 404);
-  assert.equal(unknown.json.error, 'not_found');
+  assert.equal(unknown.json.error, 'unknown_table');
   assert.match(String(unknown.json.message), /kafka\.orders/, 'the message names the tables there are');
   assert.equal((await call(`${api}/tables/plain`)).status, 404, 'an untiered topic has no table');
 
@@ -98,7 +98,8 @@ test('the admin JSON API shows topics and tables, runs maintenance and alters co
   const after = (await call(`${api}/tables/orders`)).json as { dataFiles: number; records: number };
   assert.equal(after.records, 80);
   assert.equal(after.dataFiles, 2, 'one file per partition after compaction');
-  assert.equal((await call(`${api}/tables/orders/compact`, 'POST', { partition: 7 })).status, 404);
+  const noPartition = await call(`${api}/tables/orders/compact`, 'POST', { partition: 7 });
+  assert.deepEqual([noPartition.status, noPartition.json.error], [404, 'unknown_partition']);
   const expired = await call(`${api}/tables/orders/expire`, 'POST');
   assert.equal(expired.status, 200);
   assert.equal(typeof expired.json.expiredSnapshots, 'number');
@@ -121,7 +122,7 @@ test('the admin JSON API shows topics and tables, runs maintenance and alters co
   const now = (await call(`${api}/configs/topics/orders`)).json.configs as Record<string, { value: string; source: string }>;
   assert.notEqual(now['internal.segment.bytes']?.source, 'topic', 'the override is gone');
   assert.deepEqual(now['retention.ms'], { value: '86400000', source: 'topic' });
-  assert.equal((await call(`${api}/configs/topics/nope`)).status, 404);
+  assert.deepEqual(Object.values(await call(`${api}/configs/topics/nope`)).map((v) => (typeof v === 'number' ? v : (v as { error: string }).error)), [404, 'unknown_topic']);
   assert.equal((await call(`${api}/configs/topics/nope`, 'PUT', { set: { 'retention.ms': '1' } })).status, 404);
 
   // Bodies and methods.
