@@ -2,7 +2,8 @@
  * The admin port as the broker runs it: the HTTP server on `admin.host:admin.port` (off with -1) with the
  * health, readiness and metrics routes, and the metrics registry whose scrape-time readers are attached
  * once the broker's services exist (before that, `/metrics` has the process and request families only).
- * More routes (a status page, a JSON admin API) are added with `server.route(...)`.
+ * Attaching also starts the status history (status-history.ts) and adds the status page at `/`
+ * (status-page.ts) and the JSON admin API under `/api/` (api-routes.ts) that the page and `floe` use.
  */
 import { Gauge } from 'prom-client';
 import type { BrokerConfig } from '../config/settings.js';
