@@ -69,6 +69,17 @@ interface SnapshotJson {
   current: boolean;
   committedOffsets: Record<string, number>;
 }
+interface QualityJson {
+  recordsPerMinute: number;
+  recordsPerMinuteBaseline?: number;
+  rateFlag: boolean;
+  nullKeyShare?: number;
+  nullKeyShareBaseline?: number;
+  nullValueShare?: number;
+  nullValueShareBaseline?: number;
+  nullKeyFlag: boolean;
+  nullValueFlag: boolean;
+}
 type CompactJson = { partition: number; status: string; reason?: string; inputFiles?: number; outputFiles?: number; bytesRead?: number };
 
 const enc = encodeURIComponent;
@@ -108,12 +119,15 @@ export const COMMANDS: readonly Command[] = [
     positionals: [1, 1],
     async run(a, ctx) {
       const name = a.positionals[0] as string;
-      const r = await ctx.client.get<TableJson & { partitions: TopicJson['partitions']; snapshots: SnapshotJson[]; quality: Record<string, unknown> }>(`/api/tables/${enc(name)}`);
+      const r = await ctx.client.get<TableJson & { partitions: TopicJson['partitions']; snapshots: SnapshotJson[]; quality: QualityJson }>(`/api/tables/${enc(name)}`);
       if (ctx.json) return printJson(ctx, r);
+      const q = r.quality;
+      const flag = (f: boolean) => (f ? ' FLAGGED' : '');
       const lines = [
         `table ${r.table} (topic ${r.topic})`,
         `  records ${r.records} in ${r.dataFiles} data files (${r.dataFileBytes} bytes), ${r.deleteFiles} delete files, ${r.manifests} manifests`,
         `  ${r.snapshots} snapshots, last commit ${when(r.lastCommitMs)}; freshness lag ${r.lagRecords} records, ${r.lagMs} ms`,
+        `  quality: ${Math.round(q.recordsPerMinute)} records/min (hour median ${num(q.recordsPerMinuteBaseline)})${flag(q.rateFlag)}; null keys ${pct(q.nullKeyShare)} (hour ${pct(q.nullKeyShareBaseline)})${flag(q.nullKeyFlag)}; null values ${pct(q.nullValueShare)} (hour ${pct(q.nullValueShareBaseline)})${flag(q.nullValueFlag)}`,
         '',
       ];
       ctx.io.stdout(lines.join('\n') + '\n');
@@ -328,6 +342,14 @@ function printTable(ctx: Context, header: readonly string[], rows: readonly (rea
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   ctx.io.stdout([line(header), ...rows.map(line)].join('\n') + '\n');
+}
+
+function pct(v: number | undefined): string {
+  return v === undefined ? '-' : `${(v * 100).toFixed(1)}%`;
+}
+
+function num(v: number | undefined): string {
+  return v === undefined ? '-' : String(Math.round(v));
 }
 
 function when(ms: number): string {

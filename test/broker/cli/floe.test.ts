@@ -110,6 +110,7 @@ test('every admin command against a broker, with its errors and exit codes', { t
   const status = await runFloe(['table', 'status', 'kafka.orders'], env);
   assert.equal(status.code, 0, status.stderr);
   assert.match(status.stdout, /^table kafka\.orders \(topic orders\)\n  records 80 in \d+ data files/);
+  assert.match(status.stdout, /\n  quality: \d+ records\/min \(hour median (\d+|-)\); null keys (\S+%|-) \(hour (\S+%|-)\); null values (\S+%|-) \(hour (\S+%|-)\)\n/);
   assert.match(status.stdout, /\n0\s+40\s+\d+\s+\d+\s+39\s+0\s+\d+\n1\s+40\s+\d+\s+\d+\s+39\s+0\s+\d+\n/, 'one line per partition with its committed offset');
   assert.match(status.stdout, /\n\d+\s+\S+\s+\S+\s+0:39 1:39\s+current\n/, 'the current snapshot with its offsets');
   const statusJson = JSON.parse((await runFloe(['table', 'status', 'orders', '--json'], env)).stdout) as { table: string; snapshots: unknown[] };
