@@ -79,7 +79,7 @@ export async function startAdminPort(options: { config: BrokerConfig; log: Logge
       if (sources.tiering !== undefined) registerTableMetrics(metrics, { metadata: sources.metadata, tiering: sources.tiering, log: sources.log });
       // The status page's history and the JSON API (api-routes.ts) read the same sources.
       const partitions = new PartitionReader({ logs: sources.logs, tiering: sources.tiering });
-      history = new StatusHistory({ logs: sources.logs, partitions, converted: metrics.converted });
+      history = new StatusHistory({ logs: sources.logs, partitions, converted: metrics.converted }, { onError: (err) => sources.log.warn('status page sample failed; the next one retries', { err }) });
       history.start();
       registerQualityMetrics(metrics, history);
       for (const r of [...apiRoutes({ topics: sources.topics, logs: sources.logs, tiering: sources.tiering, partitions, history }), ...statusPageRoutes()]) server.route(r);

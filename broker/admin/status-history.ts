@@ -89,14 +89,16 @@ export class StatusHistory {
 
   constructor(
     private readonly sources: StatusHistorySources,
-    private readonly options: { intervalMs?: number; points?: number } = {},
+    private readonly options: { intervalMs?: number; points?: number; onError?: (err: unknown) => void } = {},
   ) {}
 
   /** Samples now and then every interval (the timer does not keep the process alive). */
   start(): void {
     if (this.timer !== undefined) return;
-    void this.sample();
-    this.timer = setInterval(() => void this.sample(), this.options.intervalMs ?? STATUS_SAMPLE_INTERVAL_MS);
+    // A sample that fails (a log closing under it) is skipped: the next one tries again.
+    const tick = () => this.sample().catch((err: unknown) => this.options.onError?.(err));
+    void tick();
+    this.timer = setInterval(() => void tick(), this.options.intervalMs ?? STATUS_SAMPLE_INTERVAL_MS);
     this.timer.unref();
   }
 
