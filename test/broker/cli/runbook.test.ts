@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
@@ -49,9 +49,13 @@ test('runbook: hide bad records from the table while Kafka serves every byte; ro
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
     await rm(root, { recursive: true, force: true });
   });
-  const b = await startBroker(['--remote.log.storage.system.enable=true', `--iceberg.warehouse=${join(root, 'wh')}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1', '--iceberg.commit.interval.ms=500', '--log.retention.check.interval.ms=3600000']);
-  cleanups.push(() => b.stop());
-  const restUrl = b.broker.services.tiering?.restCatalogUrl ?? '';
+  const flags = ['--remote.log.storage.system.enable=true', `--iceberg.warehouse=${join(root, 'wh')}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1', '--iceberg.commit.interval.ms=500', '--log.retention.check.interval.ms=3600000'];
+  const dataDir = join(root, 'data');
+  await mkdir(dataDir);
+  const b = await startBroker(flags, { dataDir });
+  let stopped = false;
+  cleanups.push(() => (stopped ? Promise.resolve() : b.stop()));
+  let restUrl = b.broker.services.tiering?.restCatalogUrl ?? '';
   const env = { FLOE_ADMIN_URL: b.adminUrl ?? '' };
   const floe = async (...args: string[]) => {
     const r = await runFloe(args, env);
@@ -154,4 +158,16 @@ test('runbook: hide bad records from the table while Kafka serves every byte; ro
   await admin.fetchTopicMetadata({ topics: [TOPIC] });
   await admin.deleteTopicRecords({ topic: TOPIC, partitions: [{ partition: 0, offset: '53' }] });
   assert.deepEqual(await tableValues(), good.filter(([o]) => o >= 53), 'rows below the new log start are gone, the hidden ones stay hidden');
+
+  // And across a restart: the hide is in the table's committed history, not in the broker's memory.
+  await producer.disconnect();
+  await admin.disconnect();
+  await b.stop();
+  stopped = true;
+  const again2 = await startBroker(flags, { dataDir });
+  cleanups.push(() => again2.stop());
+  restUrl = again2.broker.services.tiering?.restCatalogUrl ?? '';
+  assert.deepEqual(await tableValues(), good.filter(([o]) => o >= 53), 'after a restart');
+  const status = await runFloe(['table', 'status', TOPIC, '--json'], { FLOE_ADMIN_URL: again2.adminUrl ?? '' });
+  assert.ok((JSON.parse(status.stdout) as { deleteFiles: number }).deleteFiles >= 1);
 });
