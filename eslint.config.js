@@ -45,4 +45,13 @@ export default tseslint.config(
       ),
     },
   },
+  {
+    files: ['broker/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': forbid(
+        ['../../iceberg/*', '../../tiering/*', '../../protocol/*', '../admin/*', '../tiering/*', '../log/*', '../topics/*'],
+        'the floe CLI talks to a broker only over HTTP (broker/cli/admin-client.ts); it starts one through ../main.js.',
+      ),
+    },
+  },
 );

@@ -2,7 +2,8 @@
  * The admin port as the broker runs it: the HTTP server on `admin.host:admin.port` (off with -1) with the
  * health, readiness and metrics routes, and the metrics registry whose scrape-time readers are attached
  * once the broker's services exist (before that, `/metrics` has the process and request families only).
- * More routes (a status page, a JSON admin API) are added with `server.route(...)`.
+ * Attaching also starts the status history (status-history.ts) and adds the status page at `/`
+ * (status-page.ts) and the JSON admin API under `/api/` (api-routes.ts) that the page and `floe` use.
  */
 import { Gauge } from 'prom-client';
 import type { BrokerConfig } from '../config/settings.js';
@@ -11,13 +12,18 @@ import type { Logger } from '../logger.js';
 import type { MetadataStore } from '../metadata/metadata-store.js';
 import type { Router } from '../router.js';
 import type { BrokerTiering } from '../tiering/broker-tiering.js';
+import type { TopicManager } from '../topics/topic-manager.js';
+import { apiRoutes } from './api-routes.js';
+import { PartitionReader } from './partition-metrics.js';
+import { StatusHistory } from './status-history.js';
+import { statusPageRoutes } from './status-page.js';
 import { AdminServer } from './admin-server.js';
 import { BrokerMetrics } from './broker-metrics.js';
 import { registerPartitionMetrics } from './partition-metrics.js';
 import type { Readiness } from './readiness.js';
 import { healthRoutes, metricsRoutes } from './routes.js';
 import { registerServiceMetrics } from './service-metrics.js';
-import { registerTableMetrics } from './table-metrics.js';
+import { registerQualityMetrics, registerTableMetrics } from './table-metrics.js';
 
 export interface AdminSources {
   readonly logs: LogManager;
@@ -26,6 +32,7 @@ export interface AdminSources {
   readonly router: Router;
   readonly connections: () => number;
   readonly tiering: BrokerTiering | undefined;
+  readonly topics: TopicManager;
 }
 
 export interface AdminPort {
@@ -58,6 +65,7 @@ export async function startAdminPort(options: { config: BrokerConfig; log: Logge
   const bound = await server.listen(port, config['admin.host']);
   log.info('admin HTTP started', { url: bound.url, endpoints: ['/health', '/ready', '/metrics'] });
   let attached = false;
+  let history: StatusHistory | undefined;
   return {
     server,
     metrics,
@@ -69,7 +77,16 @@ export async function startAdminPort(options: { config: BrokerConfig; log: Logge
       registerServiceMetrics(metrics, sources);
       registerPartitionMetrics(metrics, sources);
       if (sources.tiering !== undefined) registerTableMetrics(metrics, { metadata: sources.metadata, tiering: sources.tiering, log: sources.log });
+      // The status page's history and the JSON API (api-routes.ts) read the same sources.
+      const partitions = new PartitionReader({ logs: sources.logs, tiering: sources.tiering });
+      history = new StatusHistory({ logs: sources.logs, partitions, converted: metrics.converted }, { onError: (err) => sources.log.warn('status page sample failed; the next one retries', { err }) });
+      history.start();
+      registerQualityMetrics(metrics, history);
+      for (const r of [...apiRoutes({ topics: sources.topics, logs: sources.logs, tiering: sources.tiering, partitions, history }), ...statusPageRoutes()]) server.route(r);
     },
-    close: () => server.close(),
+    close: async () => {
+      history?.stop();
+      await server.close();
+    },
   };
 }

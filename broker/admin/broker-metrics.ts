@@ -14,7 +14,7 @@
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { API_SPECS } from '../../protocol/messages/index.js';
-import type { TieringObserver } from '../../tiering/plugin/api.js';
+import type { SegmentRowCounts, TieringObserver } from '../../tiering/plugin/api.js';
 import type { RequestObserver } from '../router.js';
 import type { TrafficCounters } from '../server/connection.js';
 
@@ -40,6 +40,11 @@ export class BrokerMetrics implements RequestObserver, TieringObserver {
   /** Bytes read from and written to Kafka client sockets (the connections add to it). */
   readonly traffic: TrafficCounters = { bytesIn: 0, bytesOut: 0 };
   private readonly perApi = new Map<number, ApiChildren>();
+  /**
+   * Rows converted into each topic's table since start, with null keys and null values (counted from the
+   * data files' column metrics, one addition per copied segment); the data-quality signals read them.
+   */
+  readonly converted = new Map<string, SegmentRowCounts>();
   private readonly beforeScrape: (() => Promise<void>)[] = [];
   private readonly requests: Counter<'api'>;
   private readonly duration: Histogram<'api'>;
@@ -148,7 +153,11 @@ export class BrokerMetrics implements RequestObserver, TieringObserver {
   }
 
   // TieringObserver: the tiering scheduler calls these once per copy or commit.
-  segmentCopied(e: { topic: string; sizeInBytes: number; seconds: number }): void {
+  segmentCopied(e: { topic: string; sizeInBytes: number; seconds: number; rows?: SegmentRowCounts | undefined }): void {
+    if (e.rows !== undefined) {
+      const c = this.converted.get(e.topic) ?? { records: 0, nullKeys: 0, nullValues: 0 };
+      this.converted.set(e.topic, { records: c.records + e.rows.records, nullKeys: c.nullKeys + e.rows.nullKeys, nullValues: c.nullValues + e.rows.nullValues });
+    }
     this.segmentsCopied.inc({ topic: e.topic });
     this.bytesCopied.inc({ topic: e.topic }, e.sizeInBytes);
     this.copyDuration.observe(e.seconds);

@@ -10,6 +10,7 @@ import type { MetadataStore } from '../metadata/metadata-store.js';
 import type { BrokerTiering } from '../tiering/broker-tiering.js';
 import type { Logger } from '../logger.js';
 import type { BrokerMetrics } from './broker-metrics.js';
+import type { QualitySignals, StatusHistory } from './status-history.js';
 
 export interface TableMetricsSources {
   readonly metadata: MetadataStore;
@@ -70,4 +71,47 @@ export function registerTableMetrics(metrics: BrokerMetrics, sources: TableMetri
   gauge('floe_table_snapshots', 'Snapshots kept in the table metadata.', (s) => s.snapshots);
   gauge('floe_table_manifests', 'Manifests listed by the current snapshot\'s manifest list.', (s) => s.manifests);
   gauge('floe_table_last_commit_timestamp_seconds', 'When the current snapshot was committed, in seconds since the epoch (tables with a snapshot only).', (s) => (s.lastCommitMs >= 0 ? s.lastCommitMs / 1000 : undefined));
+}
+
+/**
+ * The data-quality signals of each topic (status-history.ts) as gauges, read from the in-memory history
+ * at scrape time: records per minute and its baseline, null key and value shares, and a flag per signal.
+ */
+export function registerQualityMetrics(metrics: BrokerMetrics, history: StatusHistory): void {
+  const registers = [metrics.registry];
+  const gauge = (name: string, help: string, value: (q: QualitySignals) => number | undefined) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['topic'],
+      registers,
+      collect() {
+        this.reset();
+        for (const topic of history.topics()) {
+          const v = value(history.quality(topic));
+          if (v !== undefined) this.set({ topic }, v);
+        }
+      },
+    });
+  gauge('floe_topic_records_per_minute', 'Records appended to the topic per minute over the last minute (sampled every 10 s).', (q) => q.recordsPerMinute);
+  gauge('floe_topic_records_per_minute_baseline', 'The median records per minute of the topic over the last hour (after a minute of samples).', (q) => q.recordsPerMinuteBaseline);
+  gauge('floe_table_null_key_ratio', 'Share of rows with a null key among the rows converted into the table in the last minutes.', (q) => q.nullKeyShare);
+  gauge('floe_table_null_key_ratio_baseline', 'Share of rows with a null key among the rows converted over the last hour.', (q) => q.nullKeyShareBaseline);
+  gauge('floe_table_null_value_ratio', 'Share of rows with a null value among the rows converted into the table in the last minutes.', (q) => q.nullValueShare);
+  gauge('floe_table_null_value_ratio_baseline', 'Share of rows with a null value among the rows converted over the last hour.', (q) => q.nullValueShareBaseline);
+  new Gauge({
+    name: 'floe_table_quality_flag',
+    help: '1 when a data-quality signal of the topic is outside its last hour\'s baseline (signal: records_per_minute, null_keys, null_values), else 0.',
+    labelNames: ['topic', 'signal'],
+    registers,
+    collect() {
+      this.reset();
+      for (const topic of history.topics()) {
+        const q = history.quality(topic);
+        this.set({ topic, signal: 'records_per_minute' }, q.rateFlag ? 1 : 0);
+        this.set({ topic, signal: 'null_keys' }, q.nullKeyFlag ? 1 : 0);
+        this.set({ topic, signal: 'null_values' }, q.nullValueFlag ? 1 : 0);
+      }
+    },
+  });
 }

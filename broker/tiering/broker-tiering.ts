@@ -16,7 +16,7 @@
  * - Recovery from the warehouse alone: a partition whose local log is empty but whose table holds offsets up
  *   to C (the local disk was lost) starts its local log at C + 1; earlier offsets are served from the table.
  */
-import type { TableStats, TieringObserver, TieringPlugin, TopicTieringConfig } from '../../tiering/plugin/api.js';
+import type { PartitionCompaction, TableExpiry, TableSnapshotInfo, TableStats, TieringObserver, TieringPlugin, TopicTieringConfig } from '../../tiering/plugin/api.js';
 import { openIcebergTiering, type OpenedIcebergTiering } from '../../tiering/plugin/open-iceberg-tiering.js';
 import type { CacheStats, SegmentCodec } from '../../tiering/plugin/segment-codec.js';
 import type { BrokerConfig } from '../config/settings.js';
@@ -299,6 +299,41 @@ export class BrokerTiering implements RemoteLogReader {
   /** What the topic's table holds (files, snapshots, manifests); undefined when not tiered. */
   tableStats(topic: string): Promise<TableStats | undefined> {
     return this.plugin.tableStats(topic);
+  }
+
+  /** The topic's table as `<namespace>.<name>`; undefined when not tiered. */
+  tableName(topic: string): string | undefined {
+    return this.plugin.tableName(topic);
+  }
+
+  /** The partitions the topic's table holds history for; empty when not tiered. */
+  tablePartitions(topic: string): number[] {
+    return this.plugin.tablePartitions(topic);
+  }
+
+  /** The snapshots kept in the topic's table; undefined when not tiered. */
+  snapshots(topic: string): Promise<readonly TableSnapshotInfo[] | undefined> {
+    return this.plugin.snapshots(topic);
+  }
+
+  /** Operator compaction of one partition (admin API). */
+  compact(topic: string, partition: number, overrides: { targetFileSizeBytes?: number; minInputFiles?: number } = {}): Promise<PartitionCompaction> {
+    return this.plugin.compact({ topic, partition }, overrides);
+  }
+
+  /** Operator snapshot expiry of the topic's table (admin API); undefined when not tiered. */
+  maintain(topic: string): Promise<TableExpiry | undefined> {
+    return this.plugin.maintain(topic);
+  }
+
+  /** Recovery runbook: hides offsets [from, to] from table readers; Kafka fetches still serve them. */
+  hideRows(topic: string, partition: number, from: number, to: number): Promise<{ readonly rowsHidden: number; readonly deleteFiles: number }> {
+    return this.plugin.hideRows({ topic, partition }, from, to);
+  }
+
+  /** Recovery runbook: rolls the table back to a snapshot when Kafka loses nothing. */
+  rollbackTo(topic: string, snapshotId: string): Promise<{ readonly partitionsChanged: number }> {
+    return this.plugin.rollbackTo(topic, snapshotId);
   }
 
   /** Hits and misses of the remote read caches. */

@@ -46,6 +46,18 @@ export interface RemoteLogSegmentMetadata extends TopicPartitionId {
    * segment). They leave the remote history with the segment. Absent or empty when none.
    */
   readonly deleteFiles?: readonly string[];
+  /**
+   * What conversion counted in its data files (from their Iceberg column metrics, so no extra pass over the
+   * records): set on a fresh copy only, never stored in the table's history.
+   */
+  readonly rows?: SegmentRowCounts;
+}
+
+/** Rows of a converted segment, and how many have a null key or a null value. */
+export interface SegmentRowCounts {
+  readonly records: number;
+  readonly nullKeys: number;
+  readonly nullValues: number;
 }
 
 /** Batches read from remote storage, exactly as stored (stored offsets, original producer fields, valid CRCs). */
@@ -126,7 +138,7 @@ export interface TopicCompactionConfig {
  */
 export interface TieringObserver {
   /** A closed segment was converted and uploaded (not yet committed). */
-  segmentCopied?(event: { readonly topic: string; readonly partition: number; readonly sizeInBytes: number; readonly seconds: number }): void;
+  segmentCopied?(event: { readonly topic: string; readonly partition: number; readonly sizeInBytes: number; readonly seconds: number; readonly rows?: SegmentRowCounts | undefined }): void;
   /** A copy failed; it will be retried. */
   copyFailed?(event: { readonly topic: string; readonly partition: number }): void;
   /** A commit of copied segments landed. `retry`: an earlier attempt of this topic's commit had failed. */
@@ -156,6 +168,35 @@ export interface TableStats {
   readonly manifests: number;
   /** When the current snapshot was committed (ms since the epoch), -1 when the table has none. */
   readonly lastCommitMs: number;
+}
+
+/** One snapshot of a topic's table, as operators see it (`floe table status`, rollback). */
+export interface TableSnapshotInfo {
+  /** The snapshot id, as a decimal string (Iceberg ids are 64-bit). */
+  readonly snapshotId: string;
+  readonly parentId: string | undefined;
+  readonly timestampMs: number;
+  /** Iceberg's operation: append, overwrite, replace, delete. */
+  readonly operation: string;
+  /** Whether it is the table's current snapshot. */
+  readonly current: boolean;
+  /** Highest committed Kafka offset per partition as of this snapshot (from the Floe summary). */
+  readonly committedOffsets: Readonly<Record<string, number>>;
+}
+
+/** Outcome of an operator's compaction of one partition. */
+export type PartitionCompaction =
+  | { readonly status: 'nothing-to-do' }
+  | { readonly status: 'skipped'; readonly reason: string }
+  | { readonly status: 'gave-up'; readonly reason: string }
+  | { readonly status: 'compacted'; readonly inputSegments: number; readonly inputFiles: number; readonly outputSegments: number; readonly outputFiles: number; readonly bytesRead: number; readonly rewriteMs: number; readonly commitMs: number };
+
+/** Outcome of snapshot expiry (and orphan removal when due) on one table. */
+export interface TableExpiry {
+  readonly expiredSnapshots: number;
+  readonly deletedFiles: number;
+  readonly deferredFiles: number;
+  readonly orphansDeleted: number;
 }
 
 /** What the broker holds. Implementations: `IcebergTieringPlugin`. */
@@ -199,6 +240,28 @@ export interface TieringPlugin {
   tableStats(topic: string): Promise<TableStats | undefined>;
   /** Resolves when every segment queued so far is committed (or has failed for good). */
   drain(): Promise<void>;
+  /** The topic's table as `<namespace>.<name>`; undefined when not tiered. */
+  tableName(topic: string): string | undefined;
+  /** The partitions the topic's table holds history for (ascending); empty when not tiered. */
+  tablePartitions(topic: string): number[];
+  /** The snapshots kept in the topic's table, oldest first; undefined when not tiered. */
+  snapshots(topic: string): Promise<readonly TableSnapshotInfo[] | undefined>;
+  /** Compacts one partition's small files now, whatever the topic's compaction config says (operators). */
+  compact(tp: TopicPartitionId, overrides?: { targetFileSizeBytes?: number; minInputFiles?: number }): Promise<PartitionCompaction>;
+  /** Expires old snapshots of the topic's table now (and removes orphans when due); undefined when not tiered. */
+  maintain(topic: string): Promise<TableExpiry | undefined>;
+  /**
+   * Recovery runbook: hides offsets [from, to] of a partition from table readers with position deletes,
+   * durably (kept across compaction, expiry and DeleteRecords); Kafka fetches still return those records.
+   * Only committed offsets at or above the remote log start can be hidden.
+   */
+  hideRows(tp: TopicPartitionId, from: number, to: number): Promise<{ readonly rowsHidden: number; readonly deleteFiles: number }>;
+  /**
+   * Recovery runbook: makes the table show what snapshot `snapshotId` showed (as a new snapshot), only when
+   * every partition's offset index is the same there as now (it undoes hides only); otherwise throws
+   * WOULD_LOSE_KAFKA_DATA naming the offsets, NOT_FOUND for an unknown snapshot.
+   */
+  rollbackTo(topic: string, snapshotId: string): Promise<{ readonly partitionsChanged: number }>;
   /**
    * Hands tiering the schema registry typed topics read (null: the broker runs without one). Segments of
    * typed topics wait until this is called.
@@ -221,7 +284,9 @@ export type TieringErrorCode =
   | 'CORRUPT_MANIFEST'
   | 'HISTORY_CHANGED'
   | 'CLOSED'
-  | 'CONVERSION_FAILED';
+  | 'CONVERSION_FAILED'
+  | 'NOT_FOUND'
+  | 'WOULD_LOSE_KAFKA_DATA';
 
 /** Errors of the tiering plugin: `code` is stable, the message says what to do. */
 export class TieringError extends Error {

@@ -22,6 +22,7 @@ import {
   type RemoteLogMetadataManager,
   type RemoteLogSegmentMetadata,
   type RemoteStorageManager,
+  type TableSnapshotInfo,
   type TableStats,
   type TieringObserver,
   type TieringPlugin,
@@ -37,6 +38,7 @@ import { TieringScheduler } from './scheduler.js';
 import { TableMaintenance, type MaintenanceOptions, type MaintenanceResult } from './table-maintenance.js';
 import type { SegmentCodec } from './segment-codec.js';
 import { TableStatsReader } from './table-stats.js';
+import type { HideResult, RollbackResult } from './topic-runbook.js';
 
 /** A data or offset-index object Floe names from its partition and offsets: `.../partition=<p>/<base>-<last>...`. */
 const FLOE_OBJECT = /\/(?:data|kafka-index)\/partition=(\d+)\/(\d{20})-(\d{20})[^/]*$/;
@@ -312,6 +314,31 @@ export class IcebergTieringPlugin implements TieringPlugin {
 
   drain(): Promise<void> {
     return this.scheduler.drain();
+  }
+
+  /** Hides offsets [from, to] of a partition from table readers; Kafka fetches still serve them (topic-runbook.ts). */
+  hideRows(tp: TopicPartitionId, from: number, to: number): Promise<HideResult> {
+    return this.require(tp.topic).hideRows(tp.partition, from, to);
+  }
+
+  /** Rolls the topic's table back to a snapshot, only when Kafka loses nothing (topic-runbook.ts). */
+  rollbackTo(topic: string, snapshotId: string): Promise<RollbackResult> {
+    return this.require(topic).rollbackTo(snapshotId);
+  }
+
+  tableName(topic: string): string | undefined {
+    const t = this.tiered(topic);
+    return t === undefined ? undefined : [...t.id.namespace, t.id.name].join('.');
+  }
+
+  tablePartitions(topic: string): number[] {
+    return this.tiered(topic)?.partitions() ?? [];
+  }
+
+  async snapshots(topic: string): Promise<readonly TableSnapshotInfo[] | undefined> {
+    const t = this.tiered(topic);
+    if (t === undefined) return undefined;
+    return t.snapshotInfos();
   }
 
   /**

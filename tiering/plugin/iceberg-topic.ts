@@ -39,10 +39,12 @@ import { padOffset, resolveLocation } from '../offset-index/location.js';
 import { FLOE_OWNER_PROPERTY } from '../../iceberg/rest/server.js';
 import { Table } from '../../iceberg/table.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
-import { TieringError, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata, type TieringObserver } from './api.js';
+import { FIELD_IDS } from '../convert/schema.js';
+import { TieringError, type SegmentRowCounts, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata, type TieringObserver } from './api.js';
 import { crashPoint } from './crash-points.js';
 import { FileLeases } from './file-leases.js';
 import { TopicCompaction, type CompactionOutcome, type CompactOptions } from './topic-compaction.js';
+import { deletesOf, HIDDEN_MARK, TopicRunbook, type HideResult, type RollbackResult } from './topic-runbook.js';
 import {
   COMMITTED_OFFSET_PREFIX,
   SEGMENTS_PREFIX,
@@ -77,6 +79,7 @@ export class IcebergTopic {
   private manifests = new Map<number, PartitionManifest>();
   private tail: Promise<unknown> = Promise.resolve();
   private readonly compaction: TopicCompaction;
+  private readonly runbook: TopicRunbook;
   private compacting: Promise<unknown> = Promise.resolve();
   private retired = false;
   /** Told the partitions of every landed tiering commit (the plugin's compaction trigger). */
@@ -112,6 +115,33 @@ export class IcebergTopic {
       retired: () => this.retired,
       typed: () => this.typer,
     });
+    // The recovery runbook (hide, rollback) likewise (topic-runbook.ts).
+    this.runbook = new TopicRunbook({
+      topic,
+      io,
+      table: () => this.table,
+      manifest: (p) => this.manifest(p),
+      partitions: () => this.partitions(),
+      serial: (fn) => this.serial(fn),
+      commitHistory: (update, next) => this.commitHistory(update, next),
+      rowsBelow: (p, segment, location, index, offset) => this.rowsBelow(p, segment, location, index, offset),
+      partitionTuples: (p, segment) => this.partitionTuples(p, segment),
+    });
+  }
+
+  /** Hides offsets [from, to] of a partition from table readers (position deletes; Kafka still reads them). */
+  hideRows(partition: number, from: number, to: number): Promise<HideResult> {
+    return this.runbook.hideRows(partition, from, to);
+  }
+
+  /** Makes the table show what snapshot `snapshotId` showed, when that loses nothing Kafka reads (topic-runbook.ts). */
+  rollbackTo(snapshotId: string): Promise<RollbackResult> {
+    return this.runbook.rollbackTo(snapshotId);
+  }
+
+  /** The snapshots kept in the table, oldest first, with the committed offsets each records. */
+  snapshotInfos(): ReturnType<TopicRunbook['snapshotInfos']> {
+    return this.runbook.snapshotInfos();
   }
 
   /**
@@ -250,6 +280,7 @@ export class IcebergTopic {
       sizeInBytes: segment.sizeInBytes,
       dataFiles: converted.dataFiles.map((f) => f.file_path),
       indexFiles: [...converted.indexFiles],
+      rows: rowCounts(converted.dataFiles),
     };
   }
 
@@ -469,13 +500,20 @@ export class IcebergTopic {
         // them; their objects (and indexes) are deleted once the commit lands.
         for (const f of removedData) update.deleteFile(f);
         retired.push(...removedData, ...removedIndexes);
+        // Ranges an operator hid (topic-runbook.ts) stay hidden while their data file stays.
+        const hidden: string[] = [];
         for (const f of cut.deleteFiles ?? []) {
           if (fresh.has(f)) continue;
+          if (f.includes(HIDDEN_MARK) && !removedData.some((d) => deletesOf(d, f))) {
+            hidden.push(f);
+            continue;
+          }
           update.deleteFile(f);
           retired.push(f);
         }
         const { deleteFiles: _old, ...rest } = entry;
-        kept[0] = deletes.length > 0 ? { ...rest, deleteFiles: [...fresh] } : rest;
+        const keptDeletes = [...hidden, ...fresh];
+        kept[0] = keptDeletes.length > 0 ? { ...rest, deleteFiles: keptDeletes } : rest;
       }
       const next: PartitionManifest = { ...m, logStartOffset: offset, segments: kept };
       if (update.isEmpty) update.allowNoFileChanges();
@@ -798,6 +836,19 @@ function objectsOf(s: SegmentEntry): string[] {
  */
 export function deleteFileLocation(dataFile: string, offset: number): string {
   return `${dataFile.replace(/\.parquet$/, '')}-deletes-below-${padOffset(BigInt(offset))}.parquet`;
+}
+
+/** Rows, null keys and null values of converted data files, from their Iceberg column metrics. */
+function rowCounts(files: readonly DataFile[]): SegmentRowCounts {
+  let records = 0;
+  let nullKeys = 0;
+  let nullValues = 0;
+  for (const f of files) {
+    records += Number(f.record_count);
+    nullKeys += Number(f.null_value_counts?.get(FIELD_IDS.key) ?? 0n);
+    nullValues += Number(f.null_value_counts?.get(FIELD_IDS.value) ?? 0n);
+  }
+  return { records, nullKeys, nullValues };
 }
 
 function key(partition: number, baseOffset: number): string {

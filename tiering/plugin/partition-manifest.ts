@@ -6,8 +6,10 @@
  * a broker with an empty disk recovers a partition's remote history from the table alone.
  *
  * A segment the log start cuts through (DeleteRecords) lists `deleteFiles`: position delete files, committed
- * with the same snapshot as the start, hiding its rows below the start from table readers. At most one per
- * data file: a later start replaces them in its commit, and they leave the table with their segment.
+ * with the same snapshot as the start, hiding its rows below the start from table readers. At most one of
+ * those per data file: a later start replaces them in its commit. A segment may also list an operator's
+ * hides (`floe table hide`, topic-runbook.ts, named `-hidden-<from>-<to>`), any number per data file, which
+ * a later start keeps. All of them leave the table with their data file.
  *
  * Snapshot summary properties (per Kafka partition p):
  *   floe.kafka.committed-offset.<p>   highest offset committed to the table (Redpanda's idempotence key)

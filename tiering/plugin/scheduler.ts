@@ -213,7 +213,7 @@ export class TieringScheduler {
       q.segments.shift();
       q.failures = 0;
       t.uploaded.push(meta);
-      this.observe((o) => o.segmentCopied?.({ topic: q.topic, partition: q.partition, sizeInBytes: segment.sizeInBytes, seconds: (performance.now() - started) / 1000 }));
+      this.observe((o) => o.segmentCopied?.({ topic: q.topic, partition: q.partition, sizeInBytes: segment.sizeInBytes, seconds: (performance.now() - started) / 1000, rows: meta.rows }));
       this.scheduleCommit(q.topic, q);
     } catch (err) {
       if (err instanceof TieringError && err.code === 'ALREADY_COMMITTED') {
