@@ -40,7 +40,7 @@ import { FLOE_OWNER_PROPERTY } from '../../iceberg/rest/server.js';
 import { Table } from '../../iceberg/table.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { FIELD_IDS } from '../convert/schema.js';
-import { TieringError, type SegmentRowCounts, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata, type TieringObserver } from './api.js';
+import { TieringError, type SegmentRowCounts, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata } from './api.js';
 import { crashPoint } from './crash-points.js';
 import { FileLeases } from './file-leases.js';
 import { TopicCompaction, type CompactionOutcome, type CompactOptions } from './topic-compaction.js';
@@ -62,10 +62,8 @@ import {
 } from './partition-manifest.js';
 import type { SegmentCodec } from './segment-codec.js';
 import { FLOE_TABLE_PROPERTIES, type MaintenanceResult, type TableMaintenance } from './table-maintenance.js';
-import { DeadLetterTable, type PendingDeadLetters } from './dead-letter-table.js';
-import { TypedLayout } from '../typed/table-layout.js';
-import { ValueTyper, type RegistryReader, type TypedValueSettings } from '../typed/value-typer.js';
-import type { TypedCounts } from '../typed/typed-rows.js';
+import { TopicTyping, type TypingReport } from './topic-typing.js';
+import type { RegistryReader, TypedValueSettings } from '../typed/value-typer.js';
 
 export type { CompactionOutcome, CompactOptions } from './topic-compaction.js';
 
@@ -84,13 +82,8 @@ export class IcebergTopic {
   private retired = false;
   /** Told the partitions of every landed tiering commit (the plugin's compaction trigger). */
   onCommitted: ((partitions: readonly number[]) => void) | undefined;
-  /** Schema table modes: the value typing (absent in `key_value` mode) and the table's typed layout. */
-  private typer: ValueTyper | undefined;
-  private layout: TypedLayout | undefined;
-  private deadLetterTable: Promise<DeadLetterTable> | undefined;
-  private readonly pendingDeadLetters = new Map<string, PendingDeadLetters>();
-  /** What typing did since start (metrics): values typed exactly, kept raw beside typed columns, dead letters. */
-  readonly typedCounts: TypedCounts = { exact: 0, rawKept: 0, dead: 0, nulls: 0 };
+  /** Schema table modes: value typing, typed layout and dead letters (topic-typing.ts). */
+  readonly typing: TopicTyping;
 
   private constructor(
     readonly topic: string,
@@ -100,6 +93,7 @@ export class IcebergTopic {
     private readonly codec: SegmentCodec,
     readonly leases: FileLeases,
   ) {
+    this.typing = new TopicTyping(topic, id, io);
     // Compaction gets the table's internals through this host only (its commits go through the chain).
     this.compaction = new TopicCompaction({
       topic,
@@ -113,7 +107,7 @@ export class IcebergTopic {
       reload: () => this.reload(),
       specIsOurs: () => this.specIsOurs(),
       retired: () => this.retired,
-      typed: () => this.typer,
+      typed: () => this.typing.typer,
     });
     // The recovery runbook (hide, rollback) likewise (topic-runbook.ts).
     this.runbook = new TopicRunbook({
@@ -144,46 +138,9 @@ export class IcebergTopic {
     return this.runbook.snapshotInfos();
   }
 
-  /**
-   * Sets how values become rows: a schema mode types them with the registry's schemas (the layout starts
-   * from the table's current schema, and evolves as new schema versions arrive); undefined is `key_value`.
-   * Takes effect for segments converted from now on.
-   */
-  configureTyping(
-    settings: TypedValueSettings | undefined,
-    registry: () => RegistryReader | null | undefined,
-    catalog: Catalog,
-    report: { observer?: TieringObserver | undefined; onWarn?: ((message: string, context: Record<string, unknown>) => void) | undefined } = {},
-  ): void {
-    if (settings === undefined) {
-      this.typer = undefined;
-      return;
-    }
-    const same = this.typer && JSON.stringify(this.typer.settings) === JSON.stringify(settings);
-    if (same) return;
-    this.layout ??= TypedLayout.of(this.table.schema(), this.table.metadata['last-column-id']);
-    this.typer = new ValueTyper(settings, registry, this.layout, (r) =>
-      report.onWarn?.(`records of schema id ${r.schemaId} cannot be typed into the table; they go to the dead-letter table (${settings.invalidRecordAction}) and Kafka consumers still read them`, {
-        topic: this.topic,
-        schemaId: r.schemaId,
-        subjects: r.versions.map((v) => `${v.subject} version ${v.version}`),
-        reason: r.reason,
-        detail: r.message,
-      }),
-    );
-    this.report = report;
-    this.deadLetterCatalog = catalog;
-  }
-
-  private deadLetterCatalog: Catalog | undefined;
-  private report: { observer?: TieringObserver | undefined } = {};
-
-  private deadLetters(): Promise<DeadLetterTable> {
-    this.deadLetterTable ??= DeadLetterTable.open({ catalog: this.deadLetterCatalog!, io: this.io, namespace: this.id.namespace, topic: this.topic }).catch((err: unknown) => {
-      this.deadLetterTable = undefined;
-      throw err;
-    });
-    return this.deadLetterTable;
+  /** Sets how values become rows (see TopicTyping.configure); undefined settings are `key_value`. */
+  configureTyping(settings: TypedValueSettings | undefined, registry: () => RegistryReader | null | undefined, catalog: Catalog, report: TypingReport = {}): void {
+    this.typing.configure(settings, registry, catalog, { schema: this.table.schema(), lastColumnId: this.table.metadata['last-column-id'] }, report);
   }
 
   /** Loads the topic's table (creating the namespace and table if missing) and its committed history. */
@@ -249,27 +206,9 @@ export class IcebergTopic {
       baseOffset: segment.baseOffset,
       lastOffset: segment.lastOffset,
       segmentPath: segment.path,
-      ...(this.typer ? { typed: this.typer } : {}),
+      ...(this.typing.typer ? { typed: this.typing.typer } : {}),
     });
-    if (converted.typed) {
-      const c = converted.typed.counts;
-      this.typedCounts.exact += c.exact;
-      this.typedCounts.rawKept += c.rawKept;
-      this.typedCounts.dead += c.dead;
-      this.typedCounts.nulls += c.nulls;
-      const byReason: Record<string, number> = {};
-      for (const l of converted.typed.deadLetters) byReason[l.reason] = (byReason[l.reason] ?? 0) + 1;
-      if (c.dead > 0 && converted.typed.deadLetters.length === 0) byReason['DROPPED'] = c.dead;
-      try {
-        this.report.observer?.valuesTyped?.({ topic: this.topic, exact: c.exact, rawKept: c.rawKept, deadLetters: byReason, action: this.typer?.settings.invalidRecordAction ?? 'dlq_table' });
-      } catch {
-        // Observers must not stop tiering.
-      }
-      if (converted.typed.deadLetters.length > 0) {
-        const dlq = await this.deadLetters();
-        this.pendingDeadLetters.set(key(segment.partition, segment.baseOffset), await dlq.write(segment.partition, segment.baseOffset, segment.lastOffset, converted.typed.deadLetters));
-      }
-    }
+    await this.typing.converted(segment, converted);
     this.pendingFiles.set(key(segment.partition, segment.baseOffset), converted.dataFiles);
     return {
       topic: this.topic,
@@ -280,7 +219,8 @@ export class IcebergTopic {
       sizeInBytes: segment.sizeInBytes,
       dataFiles: converted.dataFiles.map((f) => f.file_path),
       indexFiles: [...converted.indexFiles],
-      rows: rowCounts(converted.dataFiles),
+      // In a schema mode `value` is also null where the typed columns rebuild the value: count tombstones.
+      rows: converted.typed ? { ...rowCounts(converted.dataFiles), nullValues: converted.typed.counts.nulls } : rowCounts(converted.dataFiles),
     };
   }
 
@@ -364,10 +304,8 @@ export class IcebergTopic {
       update.set(COMMITTED_OFFSET_PREFIX + p, String(m.committedOffset)).set(SEGMENTS_PREFIX + p, loc);
     }
     this.carryHistory(update, next.keys());
-    const layoutVersion = this.withLayout(update);
-    // Dead letters first: their table skips what it holds, so a retry after a crash here adds nothing twice.
-    const letters = [...byPartition].flatMap(([p, list]) => list.map((s) => this.pendingDeadLetters.get(key(p, s.baseOffset))).filter((x) => x !== undefined));
-    if (letters.length > 0) await (await this.deadLetters()).commit(letters);
+    const layoutVersion = this.typing.withLayout(update);
+    await this.typing.commitDeadLetters([...byPartition.values()].flat());
     update.validate((base) => {
       for (const [p, before] of expected) {
         const now = committedOffsetIn(base, p);
@@ -388,7 +326,7 @@ export class IcebergTopic {
       return true;
     }
     for (const [p, m] of next) this.manifests.set(p, m);
-    if (layoutVersion !== undefined) this.layout!.landed(layoutVersion);
+    this.typing.landed(layoutVersion);
     this.forget(byPartition);
     crashPoint('after-commit');
     await this.deleteObjects(dropped);
@@ -400,20 +338,9 @@ export class IcebergTopic {
     for (const [p, list] of byPartition) {
       for (const s of list) {
         this.pendingFiles.delete(key(p, s.baseOffset));
-        this.pendingDeadLetters.delete(key(p, s.baseOffset));
+        this.typing.forget(p, s.baseOffset);
       }
     }
-  }
-
-  /**
-   * Puts the typed layout's schema into `update` when the table does not have it yet (files converted since
-   * the last commit may use new columns); returns the layout version it set, for `landed`.
-   */
-  private withLayout(update: SnapshotUpdate): number | undefined {
-    const layout = this.layout;
-    if (layout === undefined || !layout.changed) return undefined;
-    update.setSchema(layout.schema(), layout.lastColumnId);
-    return layout.version;
   }
 
   /**
@@ -535,7 +462,7 @@ export class IcebergTopic {
     await this.io.put(loc, serializeManifest(next));
     update.set(COMMITTED_OFFSET_PREFIX + p, String(next.committedOffset)).set(SEGMENTS_PREFIX + p, loc);
     this.carryHistory(update, [p]);
-    const layoutVersion = this.withLayout(update);
+    const layoutVersion = this.typing.withLayout(update);
     update.validate((base) => {
       if (latestSummaryProperty(base, SEGMENTS_PREFIX + p) !== before) {
         throw new TieringError('HISTORY_CHANGED', `${this.topic}-${p}: the table's history of this partition changed since it was loaded; the table was reloaded, retry the operation`);
@@ -547,7 +474,7 @@ export class IcebergTopic {
       await this.reload().catch(() => undefined);
       throw err;
     }
-    if (layoutVersion !== undefined) this.layout!.landed(layoutVersion);
+    this.typing.landed(layoutVersion);
     this.manifests.set(p, next);
   }
 
