@@ -17,6 +17,7 @@
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { Logger } from '../logger.js';
+import { txnCrashPoint } from './crash-points.js';
 import { cloneMetadata, partitionKey, splitPartitionKey, type PendingOffset, type TxnMetadata, type TxnState } from './txn-metadata.js';
 import type { TxnStateStore } from './txn-state-store.js';
 
@@ -371,13 +372,18 @@ export class TxnCoordinator {
   private async complete(m: TxnMetadata): Promise<void> {
     const commit = m.state === 'PrepareCommit';
     const marker: Marker = { producerId: m.producerId, epoch: m.producerEpoch, commit, coordinatorEpoch: this.coordinatorEpoch };
-    await Promise.all(
-      [...m.partitions].map(async (key) => {
-        const { topic, partition } = splitPartitionKey(key);
-        const written = await this.services.writeMarker(topic, partition, marker);
-        if (!written) this.log.warn('skipped the marker of a partition that no longer exists', { transactionalId: m.transactionalId, topic, partition });
-      }),
-    );
+    txnCrashPoint('after-prepare');
+    const [first, ...rest] = [...m.partitions];
+    const write = async (key: string) => {
+      const { topic, partition } = splitPartitionKey(key);
+      const written = await this.services.writeMarker(topic, partition, marker);
+      if (!written) this.log.warn('skipped the marker of a partition that no longer exists', { transactionalId: m.transactionalId, topic, partition });
+    };
+    if (first !== undefined) {
+      await write(first);
+      if (rest.length > 0) txnCrashPoint('mid-markers');
+    }
+    await Promise.all(rest.map(write));
     const now = this.clock();
     if (commit) {
       for (const [group, parts] of m.pendingOffsets) await this.services.commitOffsets(group, [...parts.values()], now);
