@@ -54,6 +54,7 @@ import { DescribeTransactionsHandler } from './handlers/describe-transactions.js
 import { EndTxnHandler } from './handlers/end-txn.js';
 import { ListTransactionsHandler } from './handlers/list-transactions.js';
 import { TxnOffsetCommitHandler } from './handlers/txn-offset-commit.js';
+import { WriteTxnMarkersHandler } from './handlers/write-txn-markers.js';
 import { Transactions } from './transactions/transactions.js';
 import { BrokerTiering } from './tiering/broker-tiering.js';
 import { defaultSegmentCodec } from '../tiering/plugin/convert-codec.js';
@@ -293,6 +294,7 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new AddOffsetsToTxnHandler(s.transactions.coordinator),
     new EndTxnHandler(s.transactions.coordinator),
     new TxnOffsetCommitHandler(s.transactions.coordinator, s.groups.offsets, s.topics),
+    new WriteTxnMarkersHandler(s.topics, s.appender, child('write-txn-markers')),
     new DescribeProducersHandler(s.topics, s.appender, child('describe-producers')),
     new DescribeTransactionsHandler(s.transactions.coordinator),
     new ListTransactionsHandler(s.transactions.coordinator),

@@ -22,7 +22,7 @@ export class DescribeTransactionsHandler implements ApiHandler {
       transactionStates: ids.map((transactionalId) => {
         const t = this.transactions.describe(transactionalId);
         if (t === undefined) {
-          return { errorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND, transactionalId, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1n, producerId: -1n, producerEpoch: -1, topicPartitions: [] };
+          return { errorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND, transactionalId, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1n, producerId: -1n, producerEpoch: -1, topics: [] };
         }
         return {
           errorCode: ErrorCode.NONE,
@@ -32,7 +32,7 @@ export class DescribeTransactionsHandler implements ApiHandler {
           transactionStartTimeMs: BigInt(t.txnStartMs),
           producerId: t.producerId,
           producerEpoch: t.producerEpoch,
-          topicPartitions: partitionsByTopic(t.partitions),
+          topics: partitionsByTopic(t.partitions).map((x) => ({ topic: x.name, partitions: x.partitionIndexes })),
         };
       }),
     };

@@ -95,12 +95,14 @@ export class PartitionAppender {
   /**
    * Appends a transaction marker (a control batch: commit or abort) for `producerId` at `epoch`, as the
    * transaction coordinator does for every partition of a transaction, and ends the producer's open
-   * transaction in the partition's state in the same step. Resolves with the marker's offset.
+   * transaction in the partition's state in the same step. Resolves with the marker's offset; a stale
+   * epoch or coordinator epoch is refused with KafkaError (see ProducerStateTable.checkMarker).
    */
   appendMarker(log: PartitionLog, marker: { producerId: bigint; epoch: number; commit: boolean; coordinatorEpoch: number }): Promise<number> {
     const p = this.partition(log);
     const run = p.queue.then(async (): Promise<number> => {
       const table = await this.stateOf(log, p);
+      table.checkMarker(marker.producerId, marker.epoch, marker.coordinatorEpoch, log.dir);
       const now = this.clock();
       const batch = encodeRecordBatch({
         baseTimestamp: BigInt(now),

@@ -164,6 +164,26 @@ export class ProducerStateTable {
   }
 
   /**
+   * Checks a marker before it is written (Kafka's ProducerAppendInfo.checkProducerEpoch for control
+   * batches): an epoch older than the producer's is INVALID_PRODUCER_EPOCH, a coordinator epoch older than
+   * the one of its last marker is TRANSACTION_COORDINATOR_FENCED (a stale coordinator, or an admin tool
+   * with old information).
+   */
+  checkMarker(producerId: bigint, epoch: number, coordinatorEpoch: number, where = 'this partition'): void {
+    const entry = this.producers.get(producerId);
+    if (entry === undefined) return;
+    if (epoch < entry.epoch) {
+      throw new KafkaError(ErrorCode.INVALID_PRODUCER_EPOCH, `Marker for producer ${producerId} in ${where} has epoch ${epoch} but the producer is at epoch ${entry.epoch}; describe the producer again.`);
+    }
+    if (coordinatorEpoch < entry.coordinatorEpoch) {
+      throw new KafkaError(
+        ErrorCode.TRANSACTION_COORDINATOR_FENCED,
+        `Marker for producer ${producerId} in ${where} has coordinator epoch ${coordinatorEpoch} but the last marker had ${entry.coordinatorEpoch}; a newer coordinator owns this transaction.`,
+      );
+    }
+  }
+
+  /**
    * Records a transaction marker the coordinator wrote at `offset` for `producerId`: ends its open
    * transaction here, and moves the producer to the marker's epoch (a bumped epoch after a fence or a
    * timeout: later batches of the older epoch are INVALID_PRODUCER_EPOCH, and the new epoch starts over).

@@ -1,16 +1,20 @@
 import { api, array, field, message, type ApiSpec } from '../schema/types.js';
 
-/** ListTransactions (66): the transactional ids a coordinator knows (KIP-664); v1 adds DurationFilter. */
+/**
+ * ListTransactions (66): the transactional ids a coordinator knows (KIP-664); v1 adds DurationFilter, v2
+ * TransactionalIdPattern (a regular expression, KIP-1152).
+ */
 const REQUEST = message({
   apiKey: 66,
   name: 'ListTransactions',
   type: 'request',
-  validVersions: '0-1',
+  validVersions: '0-2',
   flexibleVersions: '0+',
   fields: [
     field('stateFilters', array('string'), '0+'),
     field('producerIdFilters', array('int64'), '0+'),
     field('durationFilter', 'int64', '1+', { default: -1n }),
+    field('transactionalIdPattern', 'string', '2+', { nullableVersions: '2+', default: null }),
   ],
 });
 
@@ -18,7 +22,7 @@ const RESPONSE = message({
   apiKey: 66,
   name: 'ListTransactions',
   type: 'response',
-  validVersions: '0-1',
+  validVersions: '0-2',
   flexibleVersions: '0+',
   fields: [
     field('throttleTimeMs', 'int32', '0+'),

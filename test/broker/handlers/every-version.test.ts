@@ -117,6 +117,8 @@ const REQUESTS: Record<number, (c: Context) => Body> = {
   }),
   25: () => ({ transactionalId: 'sweep-txn', producerId: 1n, producerEpoch: 0, groupId: GROUP }),
   26: () => ({ transactionalId: 'sweep-txn', producerId: 1n, producerEpoch: 0, committed: true }),
+  // A producer this partition has never seen: the abort marker is written and changes nothing.
+  27: () => ({ markers: [{ producerId: 999_999n, producerEpoch: 0, transactionResult: false, topics: [{ name: TOPIC, partitionIndexes: [0] }], coordinatorEpoch: 0 }] }),
   28: () => ({
     transactionalId: 'sweep-txn',
     groupId: GROUP,
@@ -137,7 +139,7 @@ const REQUESTS: Record<number, (c: Context) => Body> = {
   47: () => ({ groupId: GROUP, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0 }] }] }),
   61: () => ({ topics: [{ name: TOPIC, partitionIndexes: [0] }] }),
   65: () => ({ transactionalIds: ['sweep-txn'] }),
-  66: () => ({ stateFilters: [], producerIdFilters: [], durationFilter: -1n }),
+  66: () => ({ stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: null }),
   60: () => ({ includeClusterAuthorizedOperations: false, endpointType: 1 }),
   75: () => ({ topics: [{ name: TOPIC }], responsePartitionLimit: 2000, cursor: null }),
 };

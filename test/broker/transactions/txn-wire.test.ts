@@ -118,9 +118,9 @@ test('a transaction holds back the LSO; abort lists it as aborted, commit makes 
   const dt = await c.request(65, 0, { transactionalIds: ['tx-a', 'nobody'] });
   const [known, unknown] = dt.transactionStates as Body[];
   assert.equal(known?.transactionState, 'Ongoing');
-  assert.deepEqual(known?.topicPartitions, [{ name: TOPIC, partitionIndexes: [0] }]);
+  assert.deepEqual(known?.topics, [{ topic: TOPIC, partitions: [0] }]);
   assert.equal(unknown?.errorCode, ErrorCode.TRANSACTIONAL_ID_NOT_FOUND);
-  const lt = await c.request(66, 1, { stateFilters: ['Ongoing', 'Bogus'], producerIdFilters: [], durationFilter: -1n });
+  const lt = await c.request(66, 2, { stateFilters: ['Ongoing', 'Bogus'], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: 'tx-.*' });
   assert.deepEqual(lt.unknownStateFilters, ['Bogus']);
   assert.deepEqual(lt.transactionStates, [{ transactionalId: 'tx-a', producerId: pid, transactionState: 'Ongoing' }]);
 });
