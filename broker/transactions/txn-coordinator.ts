@@ -19,7 +19,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { Logger } from '../logger.js';
 import { txnCrashPoint } from './crash-points.js';
 import { cloneMetadata, partitionKey, splitPartitionKey, type PendingOffset, type TxnMetadata, type TxnState } from './txn-metadata.js';
-import type { TxnStateStore } from './txn-state-store.js';
+import { TxnStateStoreError, type TxnStateStore } from './txn-state-store.js';
 
 /** Kafka's Short.MaxValue - 1: an epoch this high is exhausted and the producer gets a new id. */
 const MAX_EPOCH = 32_766;
@@ -133,55 +133,58 @@ export class TxnCoordinator {
     const fail = (errorCode: number): InitResult => ({ errorCode, producerId: -1n, producerEpoch: -1 });
     if (transactionalId === '') return Promise.resolve(fail(ErrorCode.INVALID_REQUEST));
     if (timeoutMs <= 0 || timeoutMs > this.config.maxTimeoutMs) return Promise.resolve(fail(ErrorCode.INVALID_TRANSACTION_TIMEOUT));
-    return this.serial(transactionalId, async (): Promise<InitResult> => {
-      const now = this.clock();
-      let m = this.txns.get(transactionalId);
-      if (m === undefined) {
-        m = {
-          transactionalId,
-          producerId: await this.services.allocateProducerId(),
-          producerEpoch: 0,
-          lastProducerId: -1n,
-          lastProducerEpoch: -1,
-          timeoutMs,
-          state: 'Empty',
-          partitions: new Set(),
-          groups: new Set(),
-          pendingOffsets: new Map(),
-          txnStartMs: -1,
-          lastUpdateMs: now,
-        };
-        await this.services.store.write(m);
-        this.txns.set(transactionalId, m);
+    return this.serial(transactionalId, () => this.init(transactionalId, timeoutMs, expectedPid, expectedEpoch)).catch((err: unknown) => fail(this.storeErrorCode(err, transactionalId)));
+  }
+
+  private async init(transactionalId: string, timeoutMs: number, expectedPid: bigint, expectedEpoch: number): Promise<InitResult> {
+    const fail = (errorCode: number): InitResult => ({ errorCode, producerId: -1n, producerEpoch: -1 });
+    const now = this.clock();
+    let m = this.txns.get(transactionalId);
+    if (m === undefined) {
+      m = {
+        transactionalId,
+        producerId: await this.services.allocateProducerId(),
+        producerEpoch: 0,
+        lastProducerId: -1n,
+        lastProducerEpoch: -1,
+        timeoutMs,
+        state: 'Empty',
+        partitions: new Set(),
+        groups: new Set(),
+        pendingOffsets: new Map(),
+        txnStartMs: -1,
+        lastUpdateMs: now,
+      };
+      await this.services.store.write(m);
+      this.txns.set(transactionalId, m);
+      return { errorCode: ErrorCode.NONE, producerId: m.producerId, producerEpoch: m.producerEpoch };
+    }
+    if (expectedPid >= 0n) {
+      const current = expectedPid === m.producerId && expectedEpoch === m.producerEpoch;
+      const retry = (expectedPid === m.producerId || expectedPid === m.lastProducerId) && expectedEpoch === m.lastProducerEpoch && m.lastProducerEpoch >= 0;
+      if (!current && !retry) return fail(ErrorCode.PRODUCER_FENCED);
+      // A retried InitProducerId whose bump already happened: answer the same id and epoch again.
+      if (retry && !current && (m.state === 'Empty' || m.state === 'CompleteCommit' || m.state === 'CompleteAbort')) {
         return { errorCode: ErrorCode.NONE, producerId: m.producerId, producerEpoch: m.producerEpoch };
       }
-      if (expectedPid >= 0n) {
-        const current = expectedPid === m.producerId && expectedEpoch === m.producerEpoch;
-        const retry = (expectedPid === m.producerId || expectedPid === m.lastProducerId) && expectedEpoch === m.lastProducerEpoch && m.lastProducerEpoch >= 0;
-        if (!current && !retry) return fail(ErrorCode.PRODUCER_FENCED);
-        // A retried InitProducerId whose bump already happened: answer the same id and epoch again.
-        if (retry && !current && (m.state === 'Empty' || m.state === 'CompleteCommit' || m.state === 'CompleteAbort')) {
-          return { errorCode: ErrorCode.NONE, producerId: m.producerId, producerEpoch: m.producerEpoch };
-        }
-      }
-      if (m.state === 'PrepareCommit' || m.state === 'PrepareAbort') return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
-      if (m.state === 'Ongoing') {
-        await this.fenceAndAbort(m);
-        m = this.txns.get(transactionalId) as TxnMetadata;
-        if (m.state !== 'CompleteAbort') return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
-      }
-      const next = cloneMetadata(m);
-      bumpEpoch(next, await this.newIdIfExhausted(next));
-      next.timeoutMs = timeoutMs;
-      next.state = 'Empty';
-      next.partitions.clear();
-      next.groups.clear();
-      next.pendingOffsets.clear();
-      next.txnStartMs = -1;
-      next.lastUpdateMs = now;
-      await this.commitState(next);
-      return { errorCode: ErrorCode.NONE, producerId: next.producerId, producerEpoch: next.producerEpoch };
-    });
+    }
+    if (m.state === 'PrepareCommit' || m.state === 'PrepareAbort') return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+    if (m.state === 'Ongoing') {
+      await this.fenceAndAbort(m);
+      m = this.txns.get(transactionalId) as TxnMetadata;
+      if (m.state !== 'CompleteAbort') return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+    }
+    const next = cloneMetadata(m);
+    bumpEpoch(next, await this.newIdIfExhausted(next));
+    next.timeoutMs = timeoutMs;
+    next.state = 'Empty';
+    next.partitions.clear();
+    next.groups.clear();
+    next.pendingOffsets.clear();
+    next.txnStartMs = -1;
+    next.lastUpdateMs = now;
+    await this.commitState(next);
+    return { errorCode: ErrorCode.NONE, producerId: next.producerId, producerEpoch: next.producerEpoch };
   }
 
   // ---------------------------------------------------------------- AddPartitionsToTxn / AddOffsetsToTxn
@@ -412,9 +415,15 @@ export class TxnCoordinator {
       await this.commitState(next);
       return ErrorCode.NONE;
     } catch (err) {
-      this.log.error('transaction state write failed', { transactionalId: next.transactionalId, err });
-      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+      return this.storeErrorCode(err, next.transactionalId);
     }
+  }
+
+  /** A failed state write: NOT_COORDINATOR while stopping (the client finds the coordinator again), else retriable. */
+  private storeErrorCode(err: unknown, transactionalId: string): number {
+    if (err instanceof TxnStateStoreError && err.code === 'CLOSED') return ErrorCode.NOT_COORDINATOR;
+    this.log.error('transaction state write failed', { transactionalId, err });
+    return ErrorCode.COORDINATOR_NOT_AVAILABLE;
   }
 
   private serial<T>(id: string, fn: () => Promise<T>): Promise<T> {
