@@ -1,7 +1,7 @@
 /**
- * ListTransactions (key 66), v0-2: the transactional ids this coordinator knows, filtered by state names,
- * producer ids, (v1) how long the transaction has been open and (v2) a regular expression on the id.
- * Unknown state names are echoed back in unknownStateFilters; an invalid pattern is INVALID_REQUEST.
+ * ListTransactions (key 66), v0-1: the transactional ids this coordinator knows, filtered by state names,
+ * producer ids and (v1) how long the transaction has been open. Unknown state names are echoed back in
+ * unknownStateFilters, as Kafka does.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { TxnCoordinator } from '../transactions/txn-coordinator.js';
@@ -12,13 +12,12 @@ interface ListTransactionsRequest {
   stateFilters: string[];
   producerIdFilters: bigint[];
   durationFilter: bigint;
-  transactionalIdPattern: string | null;
 }
 
 export class ListTransactionsHandler implements ApiHandler {
   readonly apiKey = 66;
   readonly minVersion = 0;
-  readonly maxVersion = 2;
+  readonly maxVersion = 1;
 
   constructor(
     private readonly transactions: TxnCoordinator,
@@ -33,18 +32,11 @@ export class ListTransactionsHandler implements ApiHandler {
     const pids = new Set(req.producerIdFilters);
     const minDuration = Number(req.durationFilter ?? -1n);
     const now = this.clock();
-    let pattern: RegExp | undefined;
-    try {
-      pattern = req.transactionalIdPattern ? new RegExp(`^(?:${req.transactionalIdPattern})$`) : undefined;
-    } catch {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, unknownStateFilters: [], transactionStates: [] };
-    }
     const transactionStates = this.transactions
       .list()
       .filter((t) => states.size === 0 || states.has(t.state))
       .filter((t) => pids.size === 0 || pids.has(t.producerId))
       .filter((t) => minDuration < 0 || (t.txnStartMs >= 0 && now - t.txnStartMs > minDuration))
-      .filter((t) => pattern === undefined || pattern.test(t.transactionalId))
       .map((t) => ({ transactionalId: t.transactionalId, producerId: t.producerId, transactionState: t.state }));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, unknownStateFilters, transactionStates };
   }

@@ -17,7 +17,7 @@ const RESPONSE = message({
   validVersions: '0',
   flexibleVersions: '0+',
   fields: [
-    field('throttleTimeMs', 'int32', '0+', { ignorable: true }),
+    field('throttleTimeMs', 'int32', '0+'),
     field(
       'transactionStates',
       array([

@@ -139,7 +139,7 @@ const REQUESTS: Record<number, (c: Context) => Body> = {
   47: () => ({ groupId: GROUP, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0 }] }] }),
   61: () => ({ topics: [{ name: TOPIC, partitionIndexes: [0] }] }),
   65: () => ({ transactionalIds: ['sweep-txn'] }),
-  66: () => ({ stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: null }),
+  66: () => ({ stateFilters: [], producerIdFilters: [], durationFilter: -1n }),
   60: () => ({ includeClusterAuthorizedOperations: false, endpointType: 1 }),
   75: () => ({ topics: [{ name: TOPIC }], responsePartitionLimit: 2000, cursor: null }),
 };
