@@ -32,6 +32,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * read BOOTSTRAP TOPIC ISOLATION
  *   reads TOPIC from the beginning up to its end offsets (the LSO for read_committed) and prints the keys,
  *   one per line.
+ * zombie BOOTSTRAP TOPIC TRANSACTIONAL_ID
+ *   producer A opens a transaction and writes "zombie"; producer B with the same transactional id starts
+ *   and commits "successor"; then A tries to commit. Prints the class of the exception A got (or "none").
  * </pre>
  */
 public final class TxnLoop {
@@ -42,6 +45,8 @@ public final class TxnLoop {
       loop(args[1], args[2], args[3], args[4], args[5], Double.parseDouble(args[6]), Long.parseLong(args[7]));
     } else if (args.length == 4 && args[0].equals("read")) {
       read(args[1], args[2], args[3]);
+    } else if (args.length == 4 && args[0].equals("zombie")) {
+      zombie(args[1], args[2], args[3]);
     } else {
       System.err.println("usage: loop BOOTSTRAP INPUT OUTPUT GROUP TXN_ID ABORT_RATE SEED | read BOOTSTRAP TOPIC ISOLATION");
       System.exit(2);
@@ -112,6 +117,32 @@ public final class TxnLoop {
       if (target > 0 && (c == null || c.offset() < target)) return false;
     }
     return true;
+  }
+
+  private static void zombie(String bootstrap, String topic, String txnId) throws Exception {
+    Properties pp = new Properties();
+    pp.put("bootstrap.servers", bootstrap);
+    pp.put("transactional.id", txnId);
+    pp.put("linger.ms", "0");
+    try (KafkaProducer<String, String> a = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer());
+        KafkaProducer<String, String> b = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer())) {
+      a.initTransactions();
+      a.beginTransaction();
+      a.send(new ProducerRecord<>(topic, "zombie", "a")).get();
+      b.initTransactions();
+      b.beginTransaction();
+      b.send(new ProducerRecord<>(topic, "successor", "b")).get();
+      b.commitTransaction();
+      String outcome = "none";
+      try {
+        a.send(new ProducerRecord<>(topic, "zombie-2", "a")).get();
+        a.commitTransaction();
+      } catch (Exception e) {
+        Throwable c = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+        outcome = c.getClass().getName();
+      }
+      System.out.println(outcome);
+    }
   }
 
   private static void read(String bootstrap, String topic, String isolation) {

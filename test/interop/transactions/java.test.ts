@@ -72,3 +72,17 @@ test('Java consume-transform-produce with sendOffsetsToTransaction and random ab
     ],
   );
 });
+
+test('Java zombie: a second producer with the same transactional.id fences the first; read_committed sees only the successor', async (t) => {
+  const { classpath, cleanup } = await compileTxnLoop();
+  t.after(cleanup);
+  const b = await startBroker();
+  t.after(() => b.stop());
+  await b.broker.services.topics.createTopic('java-zombie', 1);
+  const outcome = (await javaTxnLoop(classpath, ['zombie', b.bootstrap, 'java-zombie', 'java-zombie-tx'])).trim();
+  assert.ok(['org.apache.kafka.common.errors.ProducerFencedException', 'org.apache.kafka.common.errors.InvalidProducerEpochException'].includes(outcome), `the zombie was fenced: ${outcome}`);
+  const keys = (await javaTxnLoop(classpath, ['read', b.bootstrap, 'java-zombie', 'read_committed'])).split('\n').filter((k) => k !== '');
+  assert.deepEqual(keys, ['successor']);
+  const all = (await javaTxnLoop(classpath, ['read', b.bootstrap, 'java-zombie', 'read_uncommitted'])).split('\n').filter((k) => k !== '');
+  assert.deepEqual(all, ['zombie', 'successor'], 'the zombie record is in the log, aborted by the fence');
+});
