@@ -84,3 +84,36 @@ test('kafkajs zombie: a second producer with the same transactional.id fences th
   const seen = await consumeKeys(kafka, TOPIC, { readUncommitted: false, until: new Set(['successor-1']) });
   assert.deepEqual(seen.seen, ['successor-1']);
 });
+
+test('kafkajs transaction left open past transaction.timeout.ms: the broker aborts it, read_committed never sees it, the LSO advances', async (t) => {
+  const b = await startBroker(['--transaction.abort.timed.out.transaction.cleanup.interval.ms=50']);
+  t.after(() => b.stop());
+  await b.broker.services.topics.createTopic(TOPIC, 1);
+  const kafka = new Kafka({ brokers: [b.bootstrap], clientId: 'txn-kafkajs-timeout', logLevel: logLevel.NOTHING });
+  const producer = kafka.producer({ transactionalId: 'kafkajs-timeout', transactionTimeout: 3000, maxInFlightRequests: 1, idempotent: true });
+  await producer.connect();
+  t.after(() => producer.disconnect());
+  const stale = await producer.transaction();
+  await stale.send({ topic: TOPIC, messages: [{ key: 'timed-out', value: 'x' }] });
+
+  // The coordinator aborts the expired transaction (bounded by the test runner's timeout if it never does).
+  const coordinator = b.broker.services.transactions.coordinator;
+  while (coordinator.describe('kafkajs-timeout')?.state !== 'CompleteAbort') await new Promise((r) => setTimeout(r, 100));
+  await assert.rejects(stale.commit(), 'the timed-out transaction cannot commit');
+
+  const admin = kafka.admin();
+  await admin.connect();
+  t.after(() => admin.disconnect());
+  const [latest] = await admin.fetchTopicOffsets(TOPIC);
+  assert.equal(latest?.offset, '2', 'LATEST is past the record and its abort marker: nothing holds the LSO back');
+
+  // A fresh producer commits one record: read_committed sees it, never the timed-out one before it.
+  const next = kafka.producer({ transactionalId: 'kafkajs-timeout-2', maxInFlightRequests: 1, idempotent: true });
+  await next.connect();
+  t.after(() => next.disconnect());
+  const txn = await next.transaction();
+  await txn.send({ topic: TOPIC, messages: [{ key: 'after', value: 'y' }] });
+  await txn.commit();
+  const seen = await consumeKeys(kafka, TOPIC, { readUncommitted: false, until: new Set(['after']) });
+  assert.deepEqual(seen.seen, ['after']);
+});
