@@ -14,7 +14,7 @@ import type { TopicManager } from '../topics/topic-manager.js';
 import { TxnCoordinator } from './txn-coordinator.js';
 import { TXN_STATE_DIR, TxnStateStore } from './txn-state-store.js';
 
-export type TxnSettings = Pick<BrokerConfig, 'transaction.max.timeout.ms' | 'transaction.abort.timed.out.transaction.cleanup.interval.ms'>;
+export type TxnSettings = Pick<BrokerConfig, 'transaction.max.timeout.ms' | 'transaction.abort.timed.out.transaction.cleanup.interval.ms' | 'transactional.id.expiration.ms'>;
 
 export interface TransactionsOptions {
   readonly dataDir: string;
@@ -57,7 +57,11 @@ export class Transactions {
             offsets.map((p) => ({ topic: p.topic, partition: p.partition, value: { offset: p.offset, leaderEpoch: p.leaderEpoch, metadata: p.metadata, commitTimestamp: nowMs, expireTimestamp: -1 } })),
           ),
       },
-      { maxTimeoutMs: o.settings['transaction.max.timeout.ms'], abortCheckIntervalMs: o.settings['transaction.abort.timed.out.transaction.cleanup.interval.ms'] },
+      {
+        maxTimeoutMs: o.settings['transaction.max.timeout.ms'],
+        abortCheckIntervalMs: o.settings['transaction.abort.timed.out.transaction.cleanup.interval.ms'],
+        idExpirationMs: o.settings['transactional.id.expiration.ms'],
+      },
       o.log,
     );
     await coordinator.recover();

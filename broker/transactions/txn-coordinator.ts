@@ -46,8 +46,10 @@ export interface TxnServices {
 export interface TxnConfig {
   /** transaction.max.timeout.ms */
   readonly maxTimeoutMs: number;
-  /** transaction.abort.timed.out.transaction.cleanup.interval.ms */
+  /** transaction.abort.timed.out.transaction.cleanup.interval.ms: also how often expired ids are removed */
   readonly abortCheckIntervalMs: number;
+  /** transactional.id.expiration.ms */
+  readonly idExpirationMs: number;
 }
 
 export interface InitResult {
@@ -112,6 +114,7 @@ export class TxnCoordinator {
     if (this.timer !== undefined || this.stopped) return;
     this.timer = setInterval(() => {
       this.abortPass ??= this.abortTimedOut()
+        .then(() => this.expireIds())
         .catch((err: unknown) => this.log.error('aborting timed-out transactions failed; retrying at the next interval', { err }))
         .finally(() => (this.abortPass = undefined));
     }, this.config.abortCheckIntervalMs);
@@ -315,6 +318,21 @@ export class TxnCoordinator {
     }
   }
 
+  /** Forgets transactional ids idle longer than transactional.id.expiration.ms with no transaction in progress. */
+  async expireIds(): Promise<void> {
+    for (const m of [...this.txns.values()]) {
+      if (!isIdle(m.state) || this.clock() - m.lastUpdateMs <= this.config.idExpirationMs) continue;
+      const id = m.transactionalId;
+      await this.serial(id, async () => {
+        const current = this.txns.get(id);
+        if (current === undefined || !isIdle(current.state) || this.clock() - current.lastUpdateMs <= this.config.idExpirationMs) return;
+        await this.services.store.remove(id);
+        this.txns.delete(id);
+        this.log.info('forgot an expired transactional id', { transactionalId: id, producerId: String(current.producerId) });
+      });
+    }
+  }
+
   private checkProducer(m: TxnMetadata | undefined, producerId: bigint, epoch: number): number {
     if (m === undefined || m.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
     if (epoch !== m.producerEpoch) return ErrorCode.PRODUCER_FENCED;
@@ -436,6 +454,10 @@ export class TxnCoordinator {
     });
     return run;
   }
+}
+
+function isIdle(state: TxnState): boolean {
+  return state === 'Empty' || state === 'CompleteCommit' || state === 'CompleteAbort';
 }
 
 /** Moves to the next epoch (or a fresh producer id at epoch 0 when the epoch is exhausted). */

@@ -251,3 +251,23 @@ test('after a restart an open transaction is aborted with a fencing epoch, and t
   assert.equal((dt.transactionStates as Body[])[0]?.transactionState, 'CompleteAbort');
   assert.equal((dt.transactionStates as Body[])[0]?.producerEpoch, 1);
 });
+
+test('a transactional id idle past transactional.id.expiration.ms is forgotten; its next InitProducerId gets a new producer id', async (t) => {
+  const b = await startBroker(['--transaction.abort.timed.out.transaction.cleanup.interval.ms=50', '--transactional.id.expiration.ms=300']);
+  t.after(() => b.stop());
+  await b.broker.services.topics.createTopic(TOPIC, 1);
+  const c = await WireClient.connect(b.port);
+  t.after(() => c.close());
+  const first = await init(c, 'tx-e');
+  const pid = first.producerId as bigint;
+  assert.deepEqual(await addPartitions(c, 'tx-e', pid, 0, [0]), [ErrorCode.NONE]);
+  assert.equal((await produceTxn(c, 'tx-e', pid, 0, 0, ['e1'])).errorCode, ErrorCode.NONE);
+  assert.equal(await endTxn(c, 'tx-e', pid, 0, true), ErrorCode.NONE);
+  // Bounded by the test runner's timeout if the id is never forgotten.
+  const describe = async () => ((await c.request(65, 0, { transactionalIds: ['tx-e'] })).transactionStates as Body[])[0]?.errorCode;
+  while ((await describe()) !== ErrorCode.TRANSACTIONAL_ID_NOT_FOUND) await new Promise((r) => setTimeout(r, 50));
+  const again = await init(c, 'tx-e');
+  assert.equal(again.errorCode, ErrorCode.NONE);
+  assert.notEqual(again.producerId, pid);
+  assert.equal(again.producerEpoch, 0);
+});
