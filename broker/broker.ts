@@ -47,6 +47,15 @@ import { DescribeGroupsHandler } from './handlers/describe-groups.js';
 import { ListGroupsHandler } from './handlers/list-groups.js';
 import { DeleteGroupsHandler } from './handlers/delete-groups.js';
 import { OffsetDeleteHandler } from './handlers/offset-delete.js';
+import { AddOffsetsToTxnHandler } from './handlers/add-offsets-to-txn.js';
+import { AddPartitionsToTxnHandler } from './handlers/add-partitions-to-txn.js';
+import { DescribeProducersHandler } from './handlers/describe-producers.js';
+import { DescribeTransactionsHandler } from './handlers/describe-transactions.js';
+import { EndTxnHandler } from './handlers/end-txn.js';
+import { ListTransactionsHandler } from './handlers/list-transactions.js';
+import { TxnOffsetCommitHandler } from './handlers/txn-offset-commit.js';
+import { WriteTxnMarkersHandler } from './handlers/write-txn-markers.js';
+import { Transactions } from './transactions/transactions.js';
 import { BrokerTiering } from './tiering/broker-tiering.js';
 import { defaultSegmentCodec } from '../tiering/plugin/convert-codec.js';
 import { startAdminPort, type AdminPort } from './admin/admin-port.js';
@@ -67,6 +76,8 @@ export interface BrokerServices {
   readonly fetchWaiters: FetchWaiters;
   /** The group coordinator and committed offsets. */
   readonly groups: Groups;
+  /** The transaction coordinator. */
+  readonly transactions: Transactions;
   /** Tiered storage (Iceberg tables), when remote.log.storage.system.enable is on. */
   readonly tiering?: BrokerTiering;
   /** The built-in schema registry, unless schema.registry.port is -1 (started after the Kafka listener). */
@@ -84,6 +95,7 @@ export function startupSteps(config: BrokerConfig): string[] {
     'metadata',
     'log-recovery',
     'groups',
+    'transactions',
     ...(config['remote.log.storage.system.enable'] ? ['tiering-attach'] : []),
     ...(config['schema.registry.port'] !== -1 ? ['schema-registry'] : []),
     'kafka-listener',
@@ -168,7 +180,10 @@ export class Broker {
     appender.onAppend((partitionLog) => fetchWaiters.notify(partitionLog));
     const groups = await Groups.open(dataDir, config, log.child({ logger: 'groups' }));
     readiness.done('groups');
-    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, ...(tiering ? { tiering } : {}) };
+    // Before the listener: transactions a crash left half-finished complete or abort first.
+    const transactions = await Transactions.open({ dataDir, settings: config, metadata, topics, appender, offsets: groups.offsets.store, log: log.child({ logger: 'transactions' }) });
+    readiness.done('transactions');
+    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, ...(tiering ? { tiering } : {}) };
     const broker = new Broker(services, server, router, readiness, admin);
     for (const handler of defaultHandlers(services)) router.register(handler);
     admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: () => server.connectionCount, tiering, topics });
@@ -231,6 +246,7 @@ export class Broker {
       this.readiness.stopping(); // load balancers stop sending clients here first
       clearInterval(this.retentionTimer);
       this.services.fetchWaiters.close(); // long polls answer now instead of holding up shutdown
+      await this.services.transactions.close(); // no more timeouts; running commits finish
       await this.services.groups.close(); // waiting joins answer NOT_COORDINATOR; acknowledged commits are on disk
       await this.services.schemaRegistry?.stop(); // no new registrations; acknowledged ones are on disk
       await this.server.close(config['shutdown.timeout.ms']);
@@ -259,10 +275,10 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new IncrementalAlterConfigsHandler(s.topics, child('incremental-alter-configs')),
     new DescribeClusterHandler(s.identity),
     new DescribeLogDirsHandler(s.topics, localLogDir(s.config['log.dirs']), child('describe-log-dirs')),
-    new ProduceHandler(s.topics, s.appender, s.config, child('produce')),
-    new FetchHandler(s.topics, s.fetchWaiters, child('fetch'), Date.now, s.tiering),
-    new ListOffsetsHandler(s.topics, child('list-offsets'), s.tiering),
-    new InitProducerIdHandler(s.metadata, child('init-producer-id')),
+    new ProduceHandler(s.topics, s.appender, s.config, child('produce'), s.transactions.coordinator),
+    new FetchHandler(s.topics, s.fetchWaiters, child('fetch'), Date.now, s.tiering, s.appender),
+    new ListOffsetsHandler(s.topics, child('list-offsets'), s.tiering, s.appender),
+    new InitProducerIdHandler(s.metadata, s.transactions.coordinator, child('init-producer-id')),
     new DeleteRecordsHandler(s.topics, child('delete-records'), s.tiering),
     new OffsetForLeaderEpochHandler(s.topics),
     new FindCoordinatorHandler(new SingleBrokerLocator(s.identity)),
@@ -271,10 +287,18 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new HeartbeatHandler(s.groups.coordinator),
     new LeaveGroupHandler(s.groups.coordinator),
     new OffsetCommitHandler(s.groups.offsets, s.topics),
-    new OffsetFetchHandler(s.groups.offsets),
+    new OffsetFetchHandler(s.groups.offsets, (group, topic, partition) => s.transactions.coordinator.hasPendingOffset(group, topic, partition)),
     new DescribeGroupsHandler(s.groups.coordinator),
     new ListGroupsHandler(s.groups.coordinator),
     new DeleteGroupsHandler(s.groups.offsets),
     new OffsetDeleteHandler(s.groups.offsets, s.topics),
+    new AddPartitionsToTxnHandler(s.transactions.coordinator),
+    new AddOffsetsToTxnHandler(s.transactions.coordinator),
+    new EndTxnHandler(s.transactions.coordinator),
+    new TxnOffsetCommitHandler(s.transactions.coordinator, s.groups.offsets, s.topics),
+    new WriteTxnMarkersHandler(s.topics, s.appender, child('write-txn-markers')),
+    new DescribeProducersHandler(s.topics, s.appender, child('describe-producers')),
+    new DescribeTransactionsHandler(s.transactions.coordinator),
+    new ListTransactionsHandler(s.transactions.coordinator),
   ];
 }

@@ -31,8 +31,8 @@ export interface Listener {
 }
 
 const ENV_PREFIX = 'FLOE_';
-/** FLOE_ variables that are not settings: the config file, and the tiering crash-test hook (tiering/plugin/crash-points.ts). */
-const NOT_SETTINGS = new Set(['FLOE_CONFIG', 'FLOE_TIERING_CRASH_AT']);
+/** FLOE_ variables that are not settings: the config file, and the crash-test hooks (tiering/plugin/crash-points.ts, broker/transactions/crash-points.ts). */
+const NOT_SETTINGS = new Set(['FLOE_CONFIG', 'FLOE_TIERING_CRASH_AT', 'FLOE_TXN_CRASH_AT']);
 
 export function envName(key: string): string {
   return ENV_PREFIX + key.toUpperCase().replace(/\./g, '_');

@@ -75,6 +75,10 @@ export const SETTINGS = Object.freeze([
   { key: 'group.max.size', type: 'int', default: 2_147_483_647, min: 1, doc: 'Most members a consumer group may have; more joins are refused with GROUP_MAX_SIZE_REACHED.' },
   { key: 'offsets.retention.check.interval.ms', type: 'long', default: 600_000, min: 1, doc: 'How often expired committed offsets (see offsets.retention.minutes) are removed.' },
   { key: 'offset.metadata.max.bytes', type: 'int', default: 4096, min: 0, doc: 'Longest metadata string an offset commit may carry; longer ones get OFFSET_METADATA_TOO_LARGE.' },
+  // Transactions
+  { key: 'transaction.max.timeout.ms', type: 'int', default: 900_000, min: 1, doc: 'Longest transaction.timeout.ms a transactional producer may ask for; InitProducerId with a longer one gets INVALID_TRANSACTION_TIMEOUT.' },
+  { key: 'transactional.id.expiration.ms', type: 'int', default: 604_800_000, min: 1, doc: 'A transactional id with no transaction in progress is forgotten after this long without use; its next InitProducerId gets a new producer id.' },
+  { key: 'transaction.abort.timed.out.transaction.cleanup.interval.ms', type: 'int', default: 10_000, min: 1, doc: 'How often transactions open longer than their timeout are aborted (with an epoch bump that fences their producer).' },
   // Admin HTTP port (health, readiness, metrics)
   { key: 'admin.port', type: 'int', default: 9644, min: -1, max: 65535, doc: 'Port of the admin HTTP server: /health, /ready and /metrics (Prometheus text format); 0 picks a free port, -1 turns it off.' },
   { key: 'admin.host', type: 'string', default: '0.0.0.0', doc: 'Address the admin HTTP server binds to.' },

@@ -142,6 +142,23 @@ export class OffsetManager {
     return codes;
   }
 
+  /**
+   * The membership check of TxnOffsetCommit (KIP-447): a producer that names a member and generation must
+   * be that member of the current generation; one that names none (TxnOffsetCommit v0-2) is not checked.
+   * Never creates a group. Also checks each partition's metadata length: returns an error per partition.
+   */
+  checkTxnCommit(groupId: string, generationId: number, memberId: string, groupInstanceId: string | null, metadata: readonly (string | null)[]): number[] {
+    const all = (code: number) => metadata.map(() => code);
+    if (!this.coordinator.isActive) return all(ErrorCode.NOT_COORDINATOR);
+    const group = this.coordinator.group(groupId);
+    if (generationId >= 0 || memberId !== '' || groupInstanceId !== null) {
+      if (!group) return all(ErrorCode.ILLEGAL_GENERATION);
+      const error = this.coordinator.validateMember(group, memberId, groupInstanceId, generationId);
+      if (error !== ErrorCode.NONE) return all(error);
+    }
+    return metadata.map((m) => (m !== null && Buffer.byteLength(m, 'utf8') > this.config.metadataMaxBytes ? ErrorCode.OFFSET_METADATA_TOO_LARGE : ErrorCode.NONE));
+  }
+
   private validateCommit(group: Group, req: CommitRequest): number {
     if (group.state === 'Dead') return ErrorCode.COORDINATOR_NOT_AVAILABLE;
     if (req.generationId >= 0 || req.memberId !== '' || req.groupInstanceId !== null) {

@@ -11,9 +11,11 @@
  *
  * Reads partitions in request order within `maxBytes` overall and `partitionMaxBytes` each; the first batch
  * of the first partition that has data is returned whole even if it is larger (Kafka's KIP-74 rule), so a
- * consumer can always make progress. Reads stop at the high watermark (read_uncommitted) or the last stable
- * offset (read_committed); on a single broker without transactions both are the log end offset, and there
- * are never aborted transactions.
+ * consumer can always make progress. Reads stop at the high watermark (read_uncommitted; on a single broker
+ * the log end offset) or the last stable offset (read_committed: the first offset of the earliest open
+ * transaction). read_committed responses list the aborted transactions (producer id, first offset) that
+ * overlap the returned batches, from the partition's producer state (which does not depend on local
+ * segments, so ranges served from tiered storage get the same list); the consumer drops their batches.
  *
  * Long polling: with fewer than `minBytes` available the request waits in FetchWaiters until one of its
  * partitions grows, `maxWaitMs` runs out or the broker stops, then reads again. A partition error answers
@@ -25,6 +27,8 @@ import type { FetchWaiters } from '../fetch/fetch-waiters.js';
 import { checkCurrentLeaderEpoch } from '../fetch/leader-epoch.js';
 import { isLogError } from '../log/errors.js';
 import type { PartitionLog } from '../log/partition-log.js';
+import type { PartitionAppender } from '../producers/partition-appender.js';
+import { iterateBatches } from '../../protocol/record-batch/batches.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
 import type { RemoteLogReader } from '../tiering/broker-tiering.js';
@@ -103,6 +107,8 @@ export class FetchHandler implements ApiHandler {
     private readonly clock: () => number = Date.now,
     /** Tiered storage: serves offsets below the local log start offset. */
     private readonly remote?: RemoteLogReader,
+    /** Producer state: last stable offsets and aborted transactions. */
+    private readonly producers?: Pick<PartitionAppender, 'readState' | 'loadedState'>,
   ) {}
 
   async handle(body: Body, ctx: HandlerContext): Promise<Body> {
@@ -165,14 +171,26 @@ export class FetchHandler implements ApiHandler {
           pass.errors = true;
           continue;
         }
+        // read_committed needs the producer state (loaded once per partition); read_uncommitted uses it if loaded.
+        let state;
+        try {
+          state = committed && this.producers ? await this.producers.readState(log) : this.producers?.loadedState(log);
+        } catch (err) {
+          partitions.push(failure(p.partition, toErrorResult(err, this.log, { topic: t.name, partition: p.partition }).errorCode));
+          pass.errors = true;
+          continue;
+        }
+        // Read synchronously together: the state changes in the same step as the log end (see PartitionAppender).
         const logEndOffset = log.logEndOffset;
-        // Single broker, no transactions: high watermark = last stable offset = log end offset.
+        // Single broker: the high watermark is the log end offset.
         const highWatermark = logEndOffset;
+        const lastStable = state?.txns.lastStableOffset(logEndOffset) ?? logEndOffset;
+        const readLimit = committed ? lastStable : highWatermark;
         const data: PartitionData = {
           partitionIndex: p.partition,
           errorCode: ErrorCode.NONE,
           highWatermark: BigInt(highWatermark),
-          lastStableOffset: BigInt(highWatermark),
+          lastStableOffset: BigInt(lastStable),
           logStartOffset: BigInt(log.logStartOffset),
           abortedTransactions: committed ? [] : null,
           preferredReadReplica: -1,
@@ -189,23 +207,24 @@ export class FetchHandler implements ApiHandler {
             let records = await this.remote.read(t.name, p.partition, fetchOffset, limit, pass.bytes === 0);
             if (records.length === 0) {
               // A gap between the table and the local log (e.g. records deleted before they were tiered).
-              records = (await log.read(localStart, limit, { maxOffset: highWatermark, minOneBatch: pass.bytes === 0 })).records;
+              records = (await log.read(localStart, limit, { maxOffset: readLimit, minOneBatch: pass.bytes === 0 })).records;
             }
+            if (committed) records = batchesBelow(records, readLimit);
             data.records = records;
             pass.bytes += records.length;
             budget -= records.length;
           } else if (fetchOffset < localStart || fetchOffset > highWatermark) {
             data.errorCode = ErrorCode.OFFSET_OUT_OF_RANGE;
             pass.errors = true;
-          } else if (fetchOffset < highWatermark) {
+          } else if (fetchOffset < readLimit) {
             // The first partition with data may exceed the limits by one batch; later ones may not.
             const limit = Math.max(0, Math.min(p.partitionMaxBytes, budget));
-            const r = await log.read(fetchOffset, limit, { maxOffset: highWatermark, minOneBatch: pass.bytes === 0 }).catch(async (err: unknown) => {
+            const r = await log.read(fetchOffset, limit, { maxOffset: readLimit, minOneBatch: pass.bytes === 0 }).catch(async (err: unknown) => {
               // The local hand-off deleted the segment during the read: tiered storage holds it now.
               const remote = this.remote;
               if (!(isLogError(err, 'OFFSET_OUT_OF_RANGE') && remote && fetchOffset < log.logStartOffset && fetchOffset >= remote.logStartOffset(t.name, p.partition, log.logStartOffset))) throw err;
               const records = await remote.read(t.name, p.partition, fetchOffset, limit, pass.bytes === 0);
-              return { records, logStartOffset: log.logStartOffset };
+              return { records: committed ? batchesBelow(records, readLimit) : records, logStartOffset: log.logStartOffset };
             });
             data.records = r.records;
             data.logStartOffset = BigInt(this.remote ? this.remote.logStartOffset(t.name, p.partition, r.logStartOffset) : r.logStartOffset);
@@ -217,6 +236,11 @@ export class FetchHandler implements ApiHandler {
           data.records = EMPTY;
           pass.errors = true;
         }
+        if (committed && state !== undefined && data.records.length > 0) {
+          data.abortedTransactions = state.txns
+            .abortedOverlapping(fetchOffset, nextOffsetAfter(data.records, readLimit))
+            .map((a) => ({ producerId: a.producerId, firstOffset: BigInt(a.firstOffset) }));
+        }
         pass.seen.push({ log, logEndOffset });
         partitions.push(data);
       }
@@ -224,6 +248,21 @@ export class FetchHandler implements ApiHandler {
     }
     return pass;
   }
+}
+
+/** The offset after the last batch in `records` (or `fallback` if none can be read). */
+function nextOffsetAfter(records: Buffer, fallback: number): number {
+  let next = -1;
+  for (const b of iterateBatches(records)) next = Number(b.lastOffset) + 1;
+  return next < 0 ? fallback : next;
+}
+
+/** The leading batches of `records` whose base offset is below `maxOffset` (read_committed from tiered storage). */
+function batchesBelow(records: Buffer, maxOffset: number): Buffer {
+  for (const b of iterateBatches(records)) {
+    if (b.baseOffset >= BigInt(maxOffset)) return records.subarray(0, b.start);
+  }
+  return records;
 }
 
 function failure(partitionIndex: number, errorCode: number): PartitionData {

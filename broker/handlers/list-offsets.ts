@@ -20,6 +20,8 @@ import { checkCurrentLeaderEpoch, LEADER_EPOCH } from '../fetch/leader-epoch.js'
 import type { TimestampOffset } from '../log/partition-log.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
+import type { PartitionAppender } from '../producers/partition-appender.js';
+import { READ_COMMITTED } from './fetch.js';
 import type { RemoteLogReader } from '../tiering/broker-tiering.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { toErrorResult } from './common.js';
@@ -81,6 +83,8 @@ export class ListOffsetsHandler implements ApiHandler {
     private readonly log: Logger,
     /** Tiered storage: the earliest offset may be in the table rather than the local log. */
     private readonly remote?: RemoteLogReader,
+    /** Producer state, for the last stable offset that read_committed LATEST answers. */
+    private readonly producers?: Pick<PartitionAppender, 'readState'>,
   ) {}
 
   async handle(body: Body, ctx: HandlerContext): Promise<Body> {
@@ -89,7 +93,7 @@ export class ListOffsetsHandler implements ApiHandler {
     for (const t of req.topics) {
       const partitions: PartitionResponse[] = [];
       for (const p of t.partitions) {
-        const r = await this.listOne(t.name, p.partitionIndex, p.currentLeaderEpoch, p.timestamp);
+        const r = await this.listOne(t.name, p.partitionIndex, p.currentLeaderEpoch, p.timestamp, req.isolationLevel === READ_COMMITTED);
         // leaderEpoch exists from v4 and must keep its default before.
         partitions.push(ctx.apiVersion >= 4 ? r : { ...r, leaderEpoch: -1 });
       }
@@ -98,7 +102,7 @@ export class ListOffsetsHandler implements ApiHandler {
     return { throttleTimeMs: 0, topics };
   }
 
-  private async listOne(topic: string, partition: number, currentLeaderEpoch: number, timestamp: bigint): Promise<PartitionResponse> {
+  private async listOne(topic: string, partition: number, currentLeaderEpoch: number, timestamp: bigint, committed: boolean): Promise<PartitionResponse> {
     const answer = (offset: number, ts = -1): PartitionResponse => ({
       partitionIndex: partition,
       errorCode: ErrorCode.NONE,
@@ -112,9 +116,12 @@ export class ListOffsetsHandler implements ApiHandler {
     const epochError = checkCurrentLeaderEpoch(currentLeaderEpoch);
     if (epochError !== ErrorCode.NONE) return fail(epochError);
     try {
+      // read_committed sees the log up to the last stable offset only (Kafka's isolation for ListOffsets).
+      const state = committed && this.producers ? await this.producers.readState(log) : undefined;
+      const stable = (): number => state?.txns.lastStableOffset(log.logEndOffset) ?? log.logEndOffset;
       switch (timestamp) {
         case LATEST_TIMESTAMP:
-          return answer(log.logEndOffset);
+          return answer(stable());
         case EARLIEST_TIMESTAMP:
           return answer(this.remote ? this.remote.logStartOffset(topic, partition, log.logStartOffset) : log.logStartOffset);
         case EARLIEST_LOCAL_TIMESTAMP:
@@ -136,7 +143,7 @@ export class ListOffsetsHandler implements ApiHandler {
             if (remote !== undefined && remote.offset < log.logStartOffset) return answer(remote.offset, remote.timestamp);
           }
           const found = await log.offsetForTimestamp(Number(timestamp));
-          return found === undefined ? answer(-1) : answer(found.offset, found.timestamp);
+          return found === undefined || found.offset >= stable() ? answer(-1) : answer(found.offset, found.timestamp);
         }
       }
     } catch (err) {

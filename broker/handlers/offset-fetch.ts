@@ -1,4 +1,9 @@
-/** OffsetFetch (key 9, v1-9): a group's committed offsets; v8+ asks for several groups at once. */
+/**
+ * OffsetFetch (key 9, v1-9): a group's committed offsets; v8+ asks for several groups at once. Offsets a
+ * transaction has committed but not yet completed are never returned; with `requireStable` (v7+, what
+ * read_committed consumers send, KIP-447) such a partition answers UNSTABLE_OFFSET_COMMIT, so the consumer
+ * retries rather than starting from the older offset.
+ */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { FetchedTopic, OffsetManager } from '../groups/offset-manager.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
@@ -6,6 +11,7 @@ import type { ApiHandler, Body, HandlerContext } from './handler.js';
 type TopicsRequest = { name: string; partitionIndexes: number[] }[] | null;
 
 interface OffsetFetchRequest {
+  requireStable: boolean;
   groupId: string;
   topics: TopicsRequest;
   groups: { groupId: string; topics: TopicsRequest }[];
@@ -16,7 +22,11 @@ export class OffsetFetchHandler implements ApiHandler {
   readonly minVersion = 1;
   readonly maxVersion = 9;
 
-  constructor(private readonly offsets: OffsetManager) {}
+  constructor(
+    private readonly offsets: OffsetManager,
+    /** Whether an open transaction holds an offset for the partition (the transaction coordinator knows). */
+    private readonly pendingTxnOffset: (groupId: string, topic: string, partition: number) => boolean = () => false,
+  ) {}
 
   handle(body: Body, ctx: HandlerContext): Body {
     const req = body as unknown as OffsetFetchRequest;
@@ -26,7 +36,7 @@ export class OffsetFetchHandler implements ApiHandler {
         throttleTimeMs: 0,
         groups: req.groups.map((g) => {
           const r = this.fetch(g.groupId, g.topics);
-          return { groupId: g.groupId, errorCode: r.errorCode, topics: r.topics.map((t) => this.topic(t, ErrorCode.NONE)) };
+          return { groupId: g.groupId, errorCode: r.errorCode, topics: r.topics.map((t) => this.topic(t, req.requireStable === true ? g.groupId : undefined)) };
         }),
       };
     }
@@ -40,17 +50,23 @@ export class OffsetFetchHandler implements ApiHandler {
         })),
       };
     }
-    return { throttleTimeMs: 0, errorCode: r.errorCode, topics: r.topics.map((t) => this.topic(t, ErrorCode.NONE)) };
+    return { throttleTimeMs: 0, errorCode: r.errorCode, topics: r.topics.map((t) => this.topic(t, req.requireStable === true ? req.groupId : undefined)) };
   }
 
   private fetch(groupId: string, topics: TopicsRequest): { errorCode: number; topics: FetchedTopic[] } {
     return this.offsets.fetch(groupId, topics === null ? null : topics.map((t) => ({ topic: t.name, partitions: t.partitionIndexes })));
   }
 
-  private topic(t: FetchedTopic, errorCode: number): Body {
+  /** `stableFor`: the group whose pending transactional offsets make a partition UNSTABLE_OFFSET_COMMIT. */
+  private topic(t: FetchedTopic, stableFor: string | undefined): Body {
     return {
       name: t.topic,
-      partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, committedOffset: p.offset, committedLeaderEpoch: p.leaderEpoch, metadata: p.metadata, errorCode })),
+      partitions: t.partitions.map((p) => {
+        const unstable = stableFor !== undefined && this.pendingTxnOffset(stableFor, t.topic, p.partition);
+        return unstable
+          ? { partitionIndex: p.partition, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT }
+          : { partitionIndex: p.partition, committedOffset: p.offset, committedLeaderEpoch: p.leaderEpoch, metadata: p.metadata, errorCode: ErrorCode.NONE };
+      }),
     };
   }
 }

@@ -7,9 +7,11 @@
  *
  * Per partition, in Kafka's order: the topic exists (auto-created if enabled) and the partition is in range;
  * exactly one batch (ProduceRequest.validateRecords for v3+, else INVALID_RECORD); validateBatch (magic, size
- * vs max.message.bytes, CRC, codec, records); no control batches from clients (INVALID_RECORD); no
- * transactional batches until transactions exist (INVALID_TXN_STATE, what Kafka answers for a transactional
- * write it cannot verify); then the idempotence check and the append, atomically per partition.
+ * vs max.message.bytes, CRC, codec, records); no control batches from clients (INVALID_RECORD); a
+ * transactional batch must come from the producer id and epoch of an open transaction that holds the
+ * partition (KIP-890 verification against the transaction coordinator; INVALID_TXN_STATE otherwise, or
+ * INVALID_PRODUCER_EPOCH for a fenced epoch, as Kafka answers); then the idempotence check and the append,
+ * atomically per partition (the partition's open transaction starts there and holds back the LSO).
  *
  * acks: 1 and -1 (all) are the same here (the in-sync replica set is this broker); the log applies the
  * topic's flush policy before the append resolves. acks=0 gets no response; if any partition failed the
@@ -26,6 +28,7 @@ import type { ProducerBatch } from '../producers/producer-state.js';
 import { effectiveConfigs, numericConfig, validateTopicName } from '../topics/topic-configs.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
+import type { TxnCoordinator } from '../transactions/txn-coordinator.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { toErrorResult } from './common.js';
 
@@ -66,6 +69,7 @@ export class ProduceHandler implements ApiHandler {
     private readonly appender: PartitionAppender,
     private readonly config: BrokerConfig,
     private readonly log: Logger,
+    private readonly transactions: TxnCoordinator,
   ) {}
 
   async handle(body: Body, ctx: HandlerContext): Promise<Body | undefined> {
@@ -78,7 +82,7 @@ export class ProduceHandler implements ApiHandler {
         const topic = this.topics.getTopic(t.name);
         return t.partitionData.map((p) => {
           if (requestError !== undefined) return Promise.resolve(failure(p.index, requestError.code, requestError.message));
-          return this.producePartition(t.name, topic, p.index, p.records);
+          return this.producePartition(t.name, topic, p.index, p.records, req.transactionalId);
         });
       });
     const mustWait = requestError === undefined && (this.waitingCount > 0 || this.needsPreparation(req));
@@ -145,7 +149,7 @@ export class ProduceHandler implements ApiHandler {
     return undefined;
   }
 
-  private producePartition(name: string, topic: TopicRecord | undefined, index: number, records: Buffer | null): Promise<PartitionResponse> {
+  private producePartition(name: string, topic: TopicRecord | undefined, index: number, records: Buffer | null, transactionalId: string | null): Promise<PartitionResponse> {
     const where = `${name}-${index}`;
     try {
       if (topic === undefined) {
@@ -156,6 +160,12 @@ export class ProduceHandler implements ApiHandler {
       const log = this.topics.partitionLog(name, index);
       if (log === undefined) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' has ${topic.partitions} partitions; partition ${index} does not exist.`);
       const { batch, producer } = this.validate(records, topic, where);
+      if (producer?.transactional === true) {
+        const code = this.transactions.verifyPartition(transactionalId, producer.producerId, producer.epoch, name, index);
+        if (code !== ErrorCode.NONE) {
+          throw new KafkaError(code, `Transactional batch for ${where} from producer ${producer.producerId} epoch ${producer.epoch} is not part of an open transaction of '${transactionalId ?? ''}'; add the partition with AddPartitionsToTxn first (or stop using a fenced producer).`);
+        }
+      }
       return this.appender.append(log, batch, producer, where).then(
         (r): PartitionResponse => ({
           index,
@@ -187,16 +197,17 @@ export class ProduceHandler implements ApiHandler {
     if ((header.attributes & ATTR_CONTROL) !== 0) {
       throw new KafkaError(ErrorCode.INVALID_RECORD, `Clients may not write control batches (to ${where}); only the transaction coordinator writes them.`);
     }
-    if ((header.attributes & ATTR_TRANSACTIONAL) !== 0) {
-      throw new KafkaError(ErrorCode.INVALID_TXN_STATE, `Transactional batch for ${where} refused: Floe does not support transactions yet; produce without a transactional.id.`);
+    const transactional = (header.attributes & ATTR_TRANSACTIONAL) !== 0;
+    if (header.producerId < 0n) {
+      if (transactional) throw new KafkaError(ErrorCode.INVALID_RECORD, `Transactional batch for ${where} has no producer id; a transactional producer gets one from InitProducerId.`);
+      return { batch: records, producer: undefined };
     }
-    if (header.producerId < 0n) return { batch: records, producer: undefined };
     if (header.producerEpoch < 0 || header.baseSequence < 0) {
       throw new KafkaError(ErrorCode.INVALID_RECORD, `Batch for ${where} has producer id ${header.producerId} but epoch ${header.producerEpoch} and sequence ${header.baseSequence}; an idempotent batch needs both.`);
     }
     return {
       batch: records,
-      producer: { producerId: header.producerId, epoch: header.producerEpoch, firstSeq: header.baseSequence, offsetCount: header.lastOffsetDelta + 1 },
+      producer: { producerId: header.producerId, epoch: header.producerEpoch, firstSeq: header.baseSequence, offsetCount: header.lastOffsetDelta + 1, transactional },
     };
   }
 

@@ -7,6 +7,7 @@
  * replay of the log after it, see producer-state-store.ts), and snapshotted when a segment rolls, every
  * `snapshotEveryBytes` appended, and on close. Listeners hear about every append (Fetch long polls).
  */
+import { controlMarkerRecord, encodeRecordBatch } from '../../protocol/record-batch/record-batch.js';
 import type { AppendResult, PartitionLog } from '../log/partition-log.js';
 import type { Logger } from '../logger.js';
 import { ProducerStateTable, type BatchMetadata, type ProducerBatch } from './producer-state.js';
@@ -29,6 +30,8 @@ export interface PartitionAppenderOptions {
 interface PartitionState {
   queue: Promise<unknown>;
   state: Promise<ProducerStateTable> | undefined;
+  /** The table once `state` resolved. */
+  loaded: ProducerStateTable | undefined;
   bytesSinceSnapshot: number;
   snapshotWrite: Promise<void>;
   unsubscribe: () => void;
@@ -63,12 +66,21 @@ export class PartitionAppender {
     const p = this.partition(log);
     const run = p.queue.then(async (): Promise<AppendOutcome> => {
       let table: ProducerStateTable | undefined;
+      let undo: (() => void) | undefined;
       if (producer !== undefined) {
         table = await this.stateOf(log, p);
         const verdict = table.check(producer, where);
         if (verdict.kind === 'duplicate') return duplicateOutcome(verdict.batch, log);
+        // The LSO holds back before the batch becomes readable, not after the append resolves.
+        if (producer.transactional === true) undo = table.txns.reserve(producer.producerId, log.logEndOffset);
       }
-      const result = await log.append(batch);
+      let result: AppendResult;
+      try {
+        result = await log.append(batch);
+      } catch (err) {
+        undo?.();
+        throw err;
+      }
       table?.record(producer as ProducerBatch, result.baseOffset, result.lastOffset, this.clock());
       p.bytesSinceSnapshot += batch.length;
       // Written in the background: the state and offset are captured now, the fsync need not delay produce.
@@ -78,6 +90,52 @@ export class PartitionAppender {
     });
     p.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Appends a transaction marker (a control batch: commit or abort) for `producerId` at `epoch`, as the
+   * transaction coordinator does for every partition of a transaction, and ends the producer's open
+   * transaction in the partition's state in the same step. Resolves with the marker's offset; a stale
+   * epoch or coordinator epoch is refused with KafkaError (see ProducerStateTable.checkMarker).
+   */
+  appendMarker(log: PartitionLog, marker: { producerId: bigint; epoch: number; commit: boolean; coordinatorEpoch: number }): Promise<number> {
+    const p = this.partition(log);
+    const run = p.queue.then(async (): Promise<number> => {
+      const table = await this.stateOf(log, p);
+      table.checkMarker(marker.producerId, marker.epoch, marker.coordinatorEpoch, log.dir);
+      const now = this.clock();
+      const batch = encodeRecordBatch({
+        baseTimestamp: BigInt(now),
+        isTransactional: true,
+        isControl: true,
+        producerId: marker.producerId,
+        producerEpoch: marker.epoch,
+        baseSequence: -1,
+        records: [controlMarkerRecord(marker.commit ? 'commit' : 'abort', marker.coordinatorEpoch)],
+      });
+      const result = await log.append(batch);
+      table.recordMarker(marker.producerId, marker.epoch, result.baseOffset, marker.commit, marker.coordinatorEpoch, now);
+      p.bytesSinceSnapshot += batch.length;
+      if (p.bytesSinceSnapshot >= this.snapshotEveryBytes) void this.writeSnapshot(log, p, table);
+      for (const listener of this.listeners) listener(log);
+      return result.baseOffset;
+    });
+    p.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * The producer state of a partition for readers (LSO, aborted transactions): loads it if needed but does
+   * not wait behind queued appends. The table is updated synchronously with each append, so what a reader
+   * sees is always consistent with the log end it reads next.
+   */
+  readState(log: PartitionLog): Promise<ProducerStateTable> {
+    return this.stateOf(log, this.partition(log));
+  }
+
+  /** The producer state if it is loaded already (no I/O), else undefined. */
+  loadedState(log: PartitionLog): ProducerStateTable | undefined {
+    return this.partitions.get(log)?.loaded;
   }
 
   /** The producer state of a partition (loading it if needed), after every queued append. */
@@ -115,7 +173,7 @@ export class PartitionAppender {
   private partition(log: PartitionLog): PartitionState {
     let p = this.partitions.get(log);
     if (p === undefined) {
-      const state: PartitionState = { queue: Promise.resolve(), state: undefined, bytesSinceSnapshot: 0, snapshotWrite: Promise.resolve(), unsubscribe: () => undefined };
+      const state: PartitionState = { queue: Promise.resolve(), state: undefined, loaded: undefined, bytesSinceSnapshot: 0, snapshotWrite: Promise.resolve(), unsubscribe: () => undefined };
       // A rolled segment bounds the replay after a crash: snapshot at every roll, in queue order.
       state.unsubscribe = log.onSegmentClosed(() => {
         if (state.state !== undefined) void this.snapshot(log);
@@ -138,6 +196,7 @@ export class PartitionAppender {
           replayedBatches: loaded.replayedBatches,
           ms: this.clock() - started,
         });
+        p.loaded = loaded.table;
         return loaded.table;
       });
       // A failed load (disk error) is retried by the next idempotent append.
@@ -157,9 +216,10 @@ export class PartitionAppender {
     table.expire(this.clock() - this.expirationMs);
     const offset = log.logEndOffset;
     const producers = table.toJSON();
+    const txns = table.txns.toJSON();
     p.bytesSinceSnapshot = 0;
     p.snapshotWrite = p.snapshotWrite
-      .then(() => writeProducerSnapshot(log.dir, offset, producers))
+      .then(() => writeProducerSnapshot(log.dir, offset, producers, txns))
       .catch((err: unknown) => this.options.log.warn('could not write the producer state snapshot; the next start replays more of the log', { dir: log.dir, err }));
     return p.snapshotWrite;
   }

@@ -8,14 +8,17 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ATTR_CONTROL, BATCH_HEADER_SIZE, BATCH_OFFSETS } from '../../protocol/record-batch/header.js';
+import { ATTR_CONTROL, ATTR_TRANSACTIONAL, BATCH_HEADER_SIZE, BATCH_OFFSETS } from '../../protocol/record-batch/header.js';
 import { iterateBatches } from '../../protocol/record-batch/batches.js';
+import { decodeRecordBatch } from '../../protocol/record-batch/record-batch.js';
 import { writeFileAtomic } from '../log/files.js';
 import type { PartitionLog } from '../log/partition-log.js';
+import { PartitionTxns, type SerializedTxn } from './partition-txns.js';
 import { ProducerStateTable, type SerializedProducer } from './producer-state.js';
 
 export const PRODUCER_SNAPSHOT_FILE = 'producer-state.snapshot.json';
-const SNAPSHOT_VERSION = 1;
+/** Version 2 adds the partition's open and aborted transactions; version 1 files (no transactions) still load. */
+const SNAPSHOT_VERSION = 2;
 /** Bytes read per step when replaying the log. */
 const REPLAY_CHUNK = 4 * 1024 * 1024;
 
@@ -24,6 +27,7 @@ interface SnapshotFile {
   /** The log end offset the state corresponds to: replay starts here. */
   offset: number;
   producers: SerializedProducer[];
+  txns?: { open: SerializedTxn[]; aborted: SerializedTxn[] };
 }
 
 export interface LoadedProducerState {
@@ -35,8 +39,8 @@ export interface LoadedProducerState {
   replayedBatches: number;
 }
 
-export async function writeProducerSnapshot(dir: string, offset: number, producers: SerializedProducer[]): Promise<void> {
-  const body: SnapshotFile = { version: SNAPSHOT_VERSION, offset, producers };
+export async function writeProducerSnapshot(dir: string, offset: number, producers: SerializedProducer[], txns?: SnapshotFile['txns']): Promise<void> {
+  const body: SnapshotFile = { version: SNAPSHOT_VERSION, offset, producers, ...(txns !== undefined ? { txns } : {}) };
   await writeFileAtomic(dir, join(dir, PRODUCER_SNAPSHOT_FILE), Buffer.from(JSON.stringify(body)));
 }
 
@@ -51,17 +55,17 @@ export async function readProducerSnapshot(dir: string): Promise<{ offset: numbe
   }
   try {
     const parsed = JSON.parse(text) as Partial<SnapshotFile>;
-    if (parsed.version !== SNAPSHOT_VERSION) return `snapshot version ${String(parsed.version)} is not ${SNAPSHOT_VERSION}`;
+    if (parsed.version !== SNAPSHOT_VERSION && parsed.version !== 1) return `snapshot version ${String(parsed.version)} is not ${SNAPSHOT_VERSION}`;
     if (!Number.isSafeInteger(parsed.offset) || (parsed.offset as number) < 0) return `snapshot offset ${String(parsed.offset)} is not an offset`;
-    return { offset: parsed.offset as number, table: ProducerStateTable.fromJSON(parsed.producers) };
+    return { offset: parsed.offset as number, table: ProducerStateTable.fromJSON(parsed.producers, PartitionTxns.fromJSON(parsed.txns)) };
   } catch (err) {
     return `snapshot cannot be parsed: ${(err as Error).message}`;
   }
 }
 
 /**
- * Replays the idempotent data batches of `log` in [from, log end) into `table`. Returns the number of
- * batches recorded. Control batches (transaction markers) carry no sequence and are skipped.
+ * Replays the idempotent data batches and the transaction markers of `log` in [from, log end) into
+ * `table`. Returns the number of batches recorded.
  */
 export async function replayProducerState(log: PartitionLog, table: ProducerStateTable, from: number, nowMs: number): Promise<number> {
   let offset = Math.max(from, log.logStartOffset);
@@ -75,13 +79,23 @@ export async function replayProducerState(log: PartitionLog, table: ProducerStat
       const producerId = buf.readBigInt64BE(b.start + BATCH_OFFSETS.producerId);
       const firstSeq = buf.readInt32BE(b.start + BATCH_OFFSETS.baseSequence);
       const attributes = buf.readInt16BE(b.start + BATCH_OFFSETS.attributes);
-      if (producerId < 0n || firstSeq < 0 || (attributes & ATTR_CONTROL) !== 0) continue;
+      const epoch = buf.readInt16BE(b.start + BATCH_OFFSETS.producerEpoch);
+      if (producerId >= 0n && (attributes & ATTR_CONTROL) !== 0) {
+        const control = decodeRecordBatch(buf.subarray(b.start, b.end), 0, { verifyCrc: false }).control;
+        if (control !== null && control.kind !== 'other') {
+          table.recordMarker(producerId, epoch, Number(b.baseOffset), control.kind === 'commit', control.coordinatorEpoch ?? -1, nowMs);
+          recorded++;
+        }
+        continue;
+      }
+      if (producerId < 0n || firstSeq < 0) continue;
       table.record(
         {
           producerId,
-          epoch: buf.readInt16BE(b.start + BATCH_OFFSETS.producerEpoch),
+          epoch,
           firstSeq,
           offsetCount: buf.readInt32BE(b.start + BATCH_OFFSETS.lastOffsetDelta) + 1,
+          transactional: (attributes & ATTR_TRANSACTIONAL) !== 0,
         },
         Number(b.baseOffset),
         Number(b.lastOffset),

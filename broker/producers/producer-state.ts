@@ -17,6 +17,7 @@
  * Pure data: no I/O. Persistence is in producer-state-store.ts.
  */
 import { ErrorCode, KafkaError } from '../../protocol/error-codes.js';
+import { PartitionTxns } from './partition-txns.js';
 
 /** Batches remembered per producer: the most a producer keeps in flight (max.in.flight.requests <= 5). */
 export const MAX_CACHED_BATCHES = 5;
@@ -37,6 +38,8 @@ export interface ProducerEntry {
   batches: BatchMetadata[];
   /** Wall-clock time of the last append, for expiring idle producers. */
   lastAppendMs: number;
+  /** Epoch of the transaction coordinator that wrote this producer's last marker, or -1. */
+  coordinatorEpoch: number;
 }
 
 /** What the sequence check needs from a batch header. */
@@ -46,6 +49,8 @@ export interface ProducerBatch {
   readonly firstSeq: number;
   /** Number of offsets the batch spans (lastOffsetDelta + 1). */
   readonly offsetCount: number;
+  /** Attribute bit 4: the batch belongs to a transaction. */
+  readonly transactional?: boolean;
 }
 
 export type SequenceCheck = { readonly kind: 'append' } | { readonly kind: 'duplicate'; readonly batch: BatchMetadata };
@@ -75,6 +80,12 @@ function atOrBefore(seq: number, lastSeq: number): boolean {
 
 export class ProducerStateTable {
   private readonly producers = new Map<bigint, ProducerEntry>();
+  /** Open and aborted transactions of the partition. */
+  readonly txns: PartitionTxns;
+
+  constructor(txns: PartitionTxns = new PartitionTxns()) {
+    this.txns = txns;
+  }
 
   get size(): number {
     return this.producers.size;
@@ -94,6 +105,12 @@ export class ProducerStateTable {
    */
   check(b: ProducerBatch, where = 'this partition'): SequenceCheck {
     const entry = this.producers.get(b.producerId);
+    if (b.transactional !== true && this.txns.openTxn(b.producerId) !== undefined) {
+      throw new KafkaError(
+        ErrorCode.INVALID_TXN_STATE,
+        `Producer ${b.producerId} sent a non-transactional batch to ${where} while its transaction there is open; commit or abort the transaction first.`,
+      );
+    }
     if (entry === undefined) return APPEND;
     const lastSeq = lastSequenceOf(b);
     if (b.epoch < entry.epoch) {
@@ -132,8 +149,9 @@ export class ProducerStateTable {
   record(b: ProducerBatch, firstOffset: number, lastOffset: number, appendMs: number): void {
     const meta: BatchMetadata = { firstSeq: b.firstSeq, lastSeq: lastSequenceOf(b), firstOffset, lastOffset };
     const entry = this.producers.get(b.producerId);
+    if (b.transactional === true) this.txns.recordData(b.producerId, firstOffset, lastOffset);
     if (entry === undefined) {
-      this.producers.set(b.producerId, { producerId: b.producerId, epoch: b.epoch, batches: [meta], lastAppendMs: appendMs });
+      this.producers.set(b.producerId, { producerId: b.producerId, epoch: b.epoch, batches: [meta], lastAppendMs: appendMs, coordinatorEpoch: -1 });
       return;
     }
     if (b.epoch !== entry.epoch) {
@@ -145,11 +163,52 @@ export class ProducerStateTable {
     entry.lastAppendMs = Math.max(entry.lastAppendMs, appendMs);
   }
 
+  /**
+   * Checks a marker before it is written (Kafka's ProducerAppendInfo.checkProducerEpoch for control
+   * batches): an epoch older than the producer's is INVALID_PRODUCER_EPOCH, a coordinator epoch older than
+   * the one of its last marker is TRANSACTION_COORDINATOR_FENCED (a stale coordinator, or an admin tool
+   * with old information).
+   */
+  checkMarker(producerId: bigint, epoch: number, coordinatorEpoch: number, where = 'this partition'): void {
+    const entry = this.producers.get(producerId);
+    if (entry === undefined) return;
+    if (epoch < entry.epoch) {
+      throw new KafkaError(ErrorCode.INVALID_PRODUCER_EPOCH, `Marker for producer ${producerId} in ${where} has epoch ${epoch} but the producer is at epoch ${entry.epoch}; describe the producer again.`);
+    }
+    if (coordinatorEpoch < entry.coordinatorEpoch) {
+      throw new KafkaError(
+        ErrorCode.TRANSACTION_COORDINATOR_FENCED,
+        `Marker for producer ${producerId} in ${where} has coordinator epoch ${coordinatorEpoch} but the last marker had ${entry.coordinatorEpoch}; a newer coordinator owns this transaction.`,
+      );
+    }
+  }
+
+  /**
+   * Records a transaction marker the coordinator wrote at `offset` for `producerId`: ends its open
+   * transaction here, and moves the producer to the marker's epoch (a bumped epoch after a fence or a
+   * timeout: later batches of the older epoch are INVALID_PRODUCER_EPOCH, and the new epoch starts over).
+   */
+  recordMarker(producerId: bigint, epoch: number, offset: number, commit: boolean, coordinatorEpoch: number, appendMs: number): void {
+    this.txns.recordMarker(producerId, offset, commit);
+    const entry = this.producers.get(producerId);
+    if (entry === undefined) {
+      this.producers.set(producerId, { producerId, epoch, batches: [], lastAppendMs: appendMs, coordinatorEpoch });
+      return;
+    }
+    if (epoch > entry.epoch) {
+      entry.epoch = epoch;
+      entry.batches = [];
+    }
+    entry.coordinatorEpoch = coordinatorEpoch;
+    entry.lastAppendMs = Math.max(entry.lastAppendMs, appendMs);
+  }
+
   /** Forgets producers idle since before `cutoffMs` (Kafka's producer.id.expiration.ms). Returns how many. */
   expire(cutoffMs: number): number {
     let n = 0;
     for (const [id, entry] of this.producers) {
-      if (entry.lastAppendMs < cutoffMs) {
+      // A producer with an open transaction holds the LSO: it stays until its marker arrives.
+      if (entry.lastAppendMs < cutoffMs && this.txns.openTxn(id) === undefined) {
         this.producers.delete(id);
         n++;
       }
@@ -164,13 +223,14 @@ export class ProducerStateTable {
       epoch: e.epoch,
       lastAppendMs: e.lastAppendMs,
       batches: e.batches.map((m) => [m.firstSeq, m.lastSeq, m.firstOffset, m.lastOffset]),
+      ...(e.coordinatorEpoch >= 0 ? { coordinatorEpoch: e.coordinatorEpoch } : {}),
     }));
   }
 
   /** Rebuilds a table from toJSON() output; throws TypeError on malformed input. */
-  static fromJSON(data: unknown): ProducerStateTable {
+  static fromJSON(data: unknown, txns?: PartitionTxns): ProducerStateTable {
     if (!Array.isArray(data)) throw new TypeError('producer state must be an array');
-    const table = new ProducerStateTable();
+    const table = new ProducerStateTable(txns);
     for (const raw of data as unknown[]) {
       const p = raw as Partial<SerializedProducer>;
       if (typeof p.producerId !== 'string' || !/^\d+$/.test(p.producerId) || !Number.isInteger(p.epoch) || !Number.isFinite(p.lastAppendMs) || !Array.isArray(p.batches)) {
@@ -182,7 +242,8 @@ export class ProducerStateTable {
         return { firstSeq, lastSeq, firstOffset, lastOffset };
       });
       const id = BigInt(p.producerId);
-      table.producers.set(id, { producerId: id, epoch: p.epoch as number, lastAppendMs: p.lastAppendMs as number, batches: batches.slice(-MAX_CACHED_BATCHES) });
+      const coordinatorEpoch = Number.isInteger(p.coordinatorEpoch) ? (p.coordinatorEpoch as number) : -1;
+      table.producers.set(id, { producerId: id, epoch: p.epoch as number, lastAppendMs: p.lastAppendMs as number, batches: batches.slice(-MAX_CACHED_BATCHES), coordinatorEpoch });
     }
     return table;
   }
@@ -193,4 +254,5 @@ export interface SerializedProducer {
   epoch: number;
   lastAppendMs: number;
   batches: [number, number, number, number][];
+  coordinatorEpoch?: number;
 }

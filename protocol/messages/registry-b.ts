@@ -5,12 +5,14 @@ import { CONSUMER_GROUP_HEARTBEAT } from './consumer-group-heartbeat.js';
 import { DELETE_GROUPS } from './delete-groups.js';
 import { DESCRIBE_GROUPS } from './describe-groups.js';
 import { DESCRIBE_PRODUCERS } from './describe-producers.js';
+import { DESCRIBE_TRANSACTIONS } from './describe-transactions.js';
 import { END_TXN } from './end-txn.js';
 import { FIND_COORDINATOR } from './find-coordinator.js';
 import { HEARTBEAT } from './heartbeat.js';
 import { JOIN_GROUP } from './join-group.js';
 import { LEAVE_GROUP } from './leave-group.js';
 import { LIST_GROUPS } from './list-groups.js';
+import { LIST_TRANSACTIONS } from './list-transactions.js';
 import { OFFSET_COMMIT } from './offset-commit.js';
 import { OFFSET_DELETE } from './offset-delete.js';
 import { OFFSET_FETCH } from './offset-fetch.js';
@@ -41,5 +43,7 @@ export const API_SPECS_B: readonly ApiSpec[] = [
   DELETE_GROUPS, // 42
   OFFSET_DELETE, // 47
   DESCRIBE_PRODUCERS, // 61
+  DESCRIBE_TRANSACTIONS, // 65
+  LIST_TRANSACTIONS, // 66
   CONSUMER_GROUP_HEARTBEAT, // 68
 ];

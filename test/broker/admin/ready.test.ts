@@ -150,7 +150,7 @@ test('/ready is 503 while start-up recovery runs and 200 once it is done; /healt
     return r;
   });
   assert.equal(broker.status, 200);
-  assert.deepEqual(broker.body, { status: 'ready', pending: [], done: ['metadata', 'log-recovery', 'groups', 'tiering-attach', 'kafka-listener'] });
+  assert.deepEqual(broker.body, { status: 'ready', pending: [], done: ['metadata', 'log-recovery', 'groups', 'transactions', 'tiering-attach', 'kafka-listener'] });
   assert.equal((await getJson(`${adminUrl}/health`)).status, 200);
   assert.match(await (await fetch(`${adminUrl}/metrics`)).text(), /^floe_ready 1$/m);
 });

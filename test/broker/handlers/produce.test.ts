@@ -104,8 +104,11 @@ test('idempotent produce: a resent batch gets its original offset; stale epoch a
   assert.notEqual(other.producerId, producerId, 'a new producer gets a new id');
 });
 
-test('InitProducerId refuses transactional ids with an error clients treat as fatal', async (t) => {
+test('InitProducerId with a transactional id gets an id from the transaction coordinator; the same id again bumps the epoch', async (t) => {
   const { client } = await setup(t);
   const r = await client.request(22, 4, { transactionalId: 'tx-1', transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
-  assert.equal(r.errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  assert.equal(r.errorCode, ErrorCode.NONE);
+  assert.equal(r.producerEpoch, 0);
+  const again = await client.request(22, 4, { transactionalId: 'tx-1', transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+  assert.deepEqual([again.errorCode, again.producerId, again.producerEpoch], [ErrorCode.NONE, r.producerId, 1]);
 });

@@ -164,3 +164,81 @@ test('a segment roll writes a snapshot that covers what was appended', async (t)
   assert.equal(snap.offset, 4);
   assert.deepEqual(snap.producers.map((p) => p.producerId), ['9']);
 });
+
+function transactional(producerId: bigint, epoch: number, firstSeq: number, count: number): { batch: Buffer; info: ProducerBatch } {
+  const b = idempotent(producerId, epoch, firstSeq, count);
+  const batch = encodeRecordBatch({
+    baseTimestamp: 1_700_000_000_000n,
+    producerId,
+    producerEpoch: epoch,
+    baseSequence: firstSeq,
+    isTransactional: true,
+    records: Array.from({ length: count }, (_, i) => ({ value: Buffer.from(`t${producerId}-s${firstSeq + i}`) })),
+  });
+  return { batch, info: { ...b.info, transactional: true } };
+}
+
+test('transactions in the producer state: LSO, markers, aborted list, and both survive a snapshot and a crash replay', async (t) => {
+  const { dir, defer } = await tempLogDir(t);
+  let plog = await PartitionLog.open({ dir });
+  let appender = new PartitionAppender({ log });
+  const first = transactional(5n, 0, 0, 3);
+  await appender.append(plog, Buffer.from(first.batch), first.info, 't-0'); // 0-2
+  const plain = idempotent(6n, 0, 0, 1);
+  await appender.append(plog, Buffer.from(plain.batch), plain.info, 't-0'); // 3
+  let state = await appender.readState(plog);
+  assert.equal(state.txns.lastStableOffset(plog.logEndOffset), 0, 'the open transaction holds the LSO at its first offset');
+  assert.equal(await appender.appendMarker(plog, { producerId: 5n, epoch: 0, commit: false, coordinatorEpoch: 3 }), 4);
+  assert.equal(state.txns.lastStableOffset(plog.logEndOffset), 5);
+  assert.deepEqual(state.txns.allAborted(), [{ producerId: 5n, firstOffset: 0, lastOffset: 4 }]);
+  assert.equal(state.get(5n)?.coordinatorEpoch, 3);
+  // A second transaction of the same producer, left open: snapshot at close, then a crash after more appends.
+  const second = transactional(5n, 0, 3, 2);
+  await appender.append(plog, Buffer.from(second.batch), second.info, 't-0'); // 5-6
+  await appender.close();
+  await plog.close();
+
+  plog = await PartitionLog.open({ dir });
+  appender = new PartitionAppender({ log });
+  state = await appender.readState(plog);
+  assert.equal(state.txns.lastStableOffset(plog.logEndOffset), 5, 'the open transaction came back from the snapshot');
+  assert.equal(await appender.appendMarker(plog, { producerId: 5n, epoch: 1, commit: true, coordinatorEpoch: 4 }), 7);
+  const third = transactional(5n, 1, 0, 1);
+  await appender.append(plog, Buffer.from(third.batch), third.info, 't-0'); // 8, open
+  assert.equal(await appender.appendMarker(plog, { producerId: 5n, epoch: 1, commit: false, coordinatorEpoch: 4 }), 9);
+  await plog.close(); // a crash: no snapshot of offsets 7-9
+
+  plog = await PartitionLog.open({ dir });
+  defer(() => plog.close());
+  appender = new PartitionAppender({ log });
+  defer(() => appender.close());
+  state = await appender.readState(plog);
+  assert.equal(state.txns.lastStableOffset(plog.logEndOffset), 10, 'the replay saw the commit and the abort');
+  assert.deepEqual(state.txns.allAborted(), [
+    { producerId: 5n, firstOffset: 0, lastOffset: 4 },
+    { producerId: 5n, firstOffset: 8, lastOffset: 9 },
+  ]);
+  assert.deepEqual(state.txns.abortedOverlapping(5, 8), [], 'the committed range in between overlaps no abort');
+  assert.deepEqual(state.txns.abortedOverlapping(3, 9).map((a) => a.firstOffset), [0, 8]);
+  assert.equal(state.get(5n)?.epoch, 1, 'the marker moved the producer to its epoch');
+  // Stale markers are refused: an older producer epoch, or an older coordinator epoch.
+  await assert.rejects(appender.appendMarker(plog, { producerId: 5n, epoch: 0, commit: false, coordinatorEpoch: 4 }), (e: unknown) => e instanceof KafkaError && e.code === ErrorCode.INVALID_PRODUCER_EPOCH);
+  await assert.rejects(appender.appendMarker(plog, { producerId: 5n, epoch: 1, commit: false, coordinatorEpoch: 2 }), (e: unknown) => e instanceof KafkaError && e.code === ErrorCode.TRANSACTION_COORDINATOR_FENCED);
+  // A failed append releases the LSO it reserved: a transactional batch with a stale epoch never opens a transaction.
+  const stale = transactional(5n, 0, 0, 1);
+  await assert.rejects(appender.append(plog, stale.batch, stale.info, 't-0'));
+  assert.equal(state.txns.lastStableOffset(plog.logEndOffset), plog.logEndOffset);
+});
+
+test('a version 1 producer snapshot (before transactions) still loads', async (t) => {
+  const { dir, defer } = await tempLogDir(t);
+  const plog = await PartitionLog.open({ dir });
+  defer(() => plog.close());
+  const s = idempotent(9n, 2, 0, 2);
+  await plog.append(Buffer.from(s.batch));
+  await writeFile(join(dir, PRODUCER_SNAPSHOT_FILE), JSON.stringify({ version: 1, offset: 2, producers: [{ producerId: '9', epoch: 2, lastAppendMs: 1, batches: [[0, 1, 0, 1]] }] }));
+  const appender = new PartitionAppender({ log });
+  defer(() => appender.close());
+  const again = await appender.append(plog, Buffer.from(s.batch), s.info, 't-0');
+  assert.equal(again.duplicate, true, 'the v1 snapshot was used, not discarded');
+});

@@ -19,6 +19,7 @@ export const KAFKA_SCRIPTS: Readonly<Record<string, string>> = {
   'kafka-console-producer.sh': 'org.apache.kafka.tools.ConsoleProducer',
   'kafka-console-consumer.sh': 'org.apache.kafka.tools.consumer.ConsoleConsumer',
   'kafka-log-dirs.sh': 'org.apache.kafka.tools.LogDirsCommand',
+  'kafka-transactions.sh': 'org.apache.kafka.tools.TransactionsCommand',
 };
 
 export const README_BOOTSTRAP = 'localhost:9092';

@@ -248,6 +248,14 @@ const REQUESTS: Readonly<Record<string, RequestSample>> = {
     args: () => [[{ name: 'orders', partitionIndexes: [0, 2] }]],
     expect: () => ({ topics: [{ name: 'orders', partitionIndexes: [0, 2] }] }),
   },
+  describeTransactions: {
+    args: () => [['tx-1', 'tx-2']],
+    expect: () => ({ transactionalIds: ['tx-1', 'tx-2'] }),
+  },
+  listTransactions: {
+    args: () => [['Ongoing'], [9n], 1000n, null],
+    expect: (v) => ({ stateFilters: ['Ongoing'], producerIdFilters: [9n], ...(v >= 1 ? { durationFilter: 1000n } : {}) }),
+  },
 };
 
 /** Checks that every key of `expected` (recursively) has the same value in `actual`. */
@@ -485,6 +493,17 @@ const RESPONSES: Readonly<Record<string, ResponseSample>> = {
       throttleTimeMs: 7,
       topics: [{ name: 'orders', partitions: [{ partitionIndex: 0, errorCode: 0, errorMessage: null, activeProducers: [{ producerId: 9n, producerEpoch: 2, lastSequence: 10, lastTimestamp: 1_700_000_000_000n, coordinatorEpoch: 1, currentTxnStartOffset: -1n }] }] }],
     }),
+  },
+  describeTransactions: {
+    body: () => ({
+      throttleTimeMs: 7,
+      transactionStates: [
+        { errorCode: 0, transactionalId: 'tx-1', transactionState: 'Ongoing', transactionTimeoutMs: 60000, transactionStartTimeMs: 1_700_000_000_000n, producerId: 9n, producerEpoch: 2, topics: [{ topic: 'orders', partitions: [0, 2] }] },
+      ],
+    }),
+  },
+  listTransactions: {
+    body: () => ({ throttleTimeMs: 7, errorCode: 0, unknownStateFilters: ['Bogus'], transactionStates: [{ transactionalId: 'tx-1', producerId: 9n, transactionState: 'Ongoing' }] }),
   },
 };
 
