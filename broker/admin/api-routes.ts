@@ -9,6 +9,8 @@
  *   POST /api/tables/{table}/expire           snapshot expiry (and orphan removal when due) now
  *   POST /api/tables/{table}/hide             {"partition", "fromOffset", "toOffset"} (runbook)
  *   POST /api/tables/{table}/rollback         {"snapshotId"} (runbook; refused when Kafka would lose data)
+ *   POST /api/tables/{table}/rebuild          {"fromOffset", "partition"?} (runbook: rows converted again from
+ *                                             the stored Kafka bytes, e.g. after a schema fix)
  *   GET  /api/configs/topics/{topic}          effective topic configs {name: {value, source}}
  *   PUT  /api/configs/topics/{topic}          {"set": {k: v}, "delete": [k], "validateOnly"?} as
  *                                             IncrementalAlterConfigs SET/DELETE (same validation)
@@ -65,6 +67,22 @@ export function apiRoutes(s: ApiSources): AdminRoute[] {
         if (partition !== undefined && !all.includes(partition)) throw new AdminHttpError(404, 'unknown_partition', `table of ${topic} has no partition ${partition}; it holds ${all.join(', ') || 'none yet'}`);
         const results = [];
         for (const p of partition === undefined ? all : [partition]) results.push({ partition: p, ...(await runbookCall(() => tiering.compact(topic, p, overrides))) });
+        return json(200, { topic, results });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/tables/{table}/rebuild',
+      handler: async (req) => {
+        const topic = tableTopic(s, req);
+        const body = jsonBody(req);
+        const partition = optionalInt(body, 'partition');
+        const fromOffset = requiredInt(body, 'fromOffset');
+        const tiering = requireTiering(s);
+        const all = tiering.tablePartitions(topic);
+        if (partition !== undefined && !all.includes(partition)) throw new AdminHttpError(404, 'unknown_partition', `table of ${topic} has no partition ${partition}; it holds ${all.join(', ') || 'none yet'}`);
+        const results = [];
+        for (const p of partition === undefined ? all : [partition]) results.push({ partition: p, ...(await runbookCall(() => tiering.rebuild(topic, p, fromOffset))) });
         return json(200, { topic, results });
       },
     },

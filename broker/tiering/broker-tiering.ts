@@ -316,6 +316,11 @@ export class BrokerTiering implements RemoteLogReader {
     return this.plugin.snapshots(topic);
   }
 
+  /** The runbook's rebuild of a partition's rows from `fromOffset` on (admin API). */
+  rebuild(topic: string, partition: number, fromOffset: number): Promise<PartitionCompaction> {
+    return this.plugin.rebuild({ topic, partition }, fromOffset);
+  }
+
   /** Operator compaction of one partition (admin API). */
   compact(topic: string, partition: number, overrides: { targetFileSizeBytes?: number; minInputFiles?: number } = {}): Promise<PartitionCompaction> {
     return this.plugin.compact({ topic, partition }, overrides);

@@ -248,6 +248,12 @@ export interface TieringPlugin {
   snapshots(topic: string): Promise<readonly TableSnapshotInfo[] | undefined>;
   /** Compacts one partition's small files now, whatever the topic's compaction config says (operators). */
   compact(tp: TopicPartitionId, overrides?: { targetFileSizeBytes?: number; minInputFiles?: number }): Promise<PartitionCompaction>;
+  /**
+   * The runbook's rebuild: converts the partition's segments from `fromOffset` on again from their stored
+   * Kafka bytes (after a schema or mapping fix), swapping them in with one commit; Kafka reads are the same
+   * bytes before and after. 'compacted' counts the rebuilt segments.
+   */
+  rebuild(tp: TopicPartitionId, fromOffset: number): Promise<PartitionCompaction>;
   /** Expires old snapshots of the topic's table now (and removes orphans when due); undefined when not tiered. */
   maintain(topic: string): Promise<TableExpiry | undefined>;
   /**

@@ -46,6 +46,8 @@ export interface RewriteContext {
    * dead-letter table and are not added again).
    */
   readonly typed?: ValueTyper | undefined;
+  /** A tag for the outputs' names instead of compactedTag's (rebuilds: never an existing file's name). */
+  readonly nameTag?: string;
 }
 
 export interface RewrittenGroup {
@@ -110,7 +112,7 @@ export async function rewriteGroup(ctx: RewriteContext, group: CompactionGroup):
       baseOffset: first.baseOffset,
       lastOffset: last.lastOffset,
       segmentPath: path,
-      nameTag: compactedTag(first.baseOffset, last.lastOffset),
+      nameTag: ctx.nameTag === undefined ? compactedTag(first.baseOffset, last.lastOffset) : `${ctx.nameTag}-${first.baseOffset}-${last.lastOffset}`,
       // One data file for the whole group (the plan bounds its size).
       targetFileBytes: Math.max(1, size + 1),
       ...(ctx.typed ? { typed: ctx.typed } : {}),

@@ -228,6 +228,18 @@ export class IcebergTieringPlugin implements TieringPlugin {
     });
   }
 
+  /**
+   * Converts the partition's segments from `fromOffset` on again from their stored Kafka bytes, with the
+   * topic's typing as it is now (see CompactOptions.rebuildFrom); one 'replace' commit.
+   */
+  rebuild(tp: TopicPartitionId, fromOffset: number): Promise<CompactionOutcome> {
+    return this.require(tp.topic).compact(tp.partition, {
+      rebuildFrom: fromOffset,
+      ...(this.options.compaction?.tmpDir !== undefined ? { tmpDir: this.options.compaction.tmpDir } : {}),
+      throttle: (bytes) => this.compactor.throttle(bytes),
+    });
+  }
+
   /** Resolves when no background compaction is queued or running. */
   compactionIdle(): Promise<void> {
     return this.compactor.idle();

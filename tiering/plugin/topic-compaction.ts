@@ -30,6 +30,13 @@ export interface CompactOptions {
   readonly tmpDir?: string;
   /** Compaction's rate limit: resolves when `bytes` more may be read. */
   readonly throttle?: (bytes: number) => Promise<void>;
+  /**
+   * Rebuild instead of compact (the runbook's `floe table rebuild`): every segment holding offsets at or
+   * after this one is converted again on its own from its stored Kafka bytes, with the topic's typing as it
+   * is now (a schema registered or fixed since), and swapped in by the same 'replace' commit. Segments the
+   * log start cuts through or with hidden rows (position deletes) are left as they are.
+   */
+  readonly rebuildFrom?: number;
 }
 
 export type CompactionOutcome =
@@ -84,7 +91,13 @@ export class TopicCompaction {
     const settings = compactionSettings(this.host.table().metadata.properties, options.overrides);
     const m = this.host.manifest(partition);
     await this.loadFileSizes(m);
-    const groups = planCompaction(m, (f) => this.fileSizes.get(f) ?? Infinity, settings);
+    const from = options.rebuildFrom;
+    const groups =
+      from === undefined
+        ? planCompaction(m, (f) => this.fileSizes.get(f) ?? Infinity, settings)
+        : m.segments
+            .filter((s) => s.lastOffset >= from && s.baseOffset >= m.logStartOffset && (s.deleteFiles ?? []).length === 0)
+            .map((s) => ({ segments: [s], dataBytes: s.dataFiles.reduce((n, f) => n + (this.fileSizes.get(f) ?? 0), 0), logBytes: s.sizeInBytes }));
     if (groups.length === 0) return { status: 'nothing-to-do' };
     const inputs = groups.flatMap((g) => g.segments);
     const release = this.host.leases.acquire(inputs.flatMap((s) => [...s.dataFiles, ...s.indexFiles]));
@@ -102,6 +115,8 @@ export class TopicCompaction {
         partition,
         tmpDir: options.tmpDir ?? tmpdir(),
         typed: this.host.typed(),
+        // A rebuilt segment may cover the offsets of a compacted one: a tag of its own keeps the names apart.
+        ...(from !== undefined ? { nameTag: `r${Date.now().toString(36)}` } : {}),
         throttle: async (bytes: number) => {
           bytesRead += bytes;
           await options.throttle?.(bytes);

@@ -36,7 +36,7 @@ test('the package bin is the floe dispatcher', async () => {
   assert.equal(pkg.bin.floe, 'dist/broker/cli/floe.js');
   const help = await runFloe(['--help']);
   assert.equal(help.code, 0);
-  for (const c of ['topics', 'tables', 'table status', 'table compact', 'table expire', 'table hide', 'table rollback', 'config get', 'config set']) assert.ok(help.stdout.includes(`floe ${c}`), c);
+  for (const c of ['topics', 'tables', 'table status', 'table compact', 'table expire', 'table hide', 'table rollback', 'table rebuild', 'config get', 'config set']) assert.ok(help.stdout.includes(`floe ${c}`), c);
   assert.match(help.stdout, /Exit codes: 0 ok, 1 .*, 2 bad arguments, 3 broker unreachable, 4 not found/);
   const unknown = await runFloe(['frobnicate']);
   assert.equal(unknown.code, 2);
