@@ -156,7 +156,7 @@ export class BrokerMetrics implements RequestObserver, TieringObserver {
   segmentCopied(e: { topic: string; sizeInBytes: number; seconds: number; rows?: SegmentRowCounts | undefined }): void {
     if (e.rows !== undefined) {
       const c = this.converted.get(e.topic) ?? { records: 0, nullKeys: 0, nullValues: 0 };
-      this.converted.set(e.topic, { records: c.records + e.rows.records, nullKeys: c.nullKeys + e.rows.nullKeys, nullValues: c.nullValues + e.rows.nullValues });
+      this.converted.set(e.topic, { ...c, records: c.records + e.rows.records, nullKeys: c.nullKeys + e.rows.nullKeys, nullValues: c.nullValues + e.rows.nullValues });
     }
     this.segmentsCopied.inc({ topic: e.topic });
     this.bytesCopied.inc({ topic: e.topic }, e.sizeInBytes);
@@ -176,7 +176,14 @@ export class BrokerMetrics implements RequestObserver, TieringObserver {
   valuesTyped(e: { topic: string; exact: number; rawKept: number; deadLetters: Readonly<Record<string, number>> }): void {
     if (e.exact > 0) this.typedRecords.inc({ topic: e.topic, bytes: 'rebuilt' }, e.exact);
     if (e.rawKept > 0) this.typedRecords.inc({ topic: e.topic, bytes: 'raw_kept' }, e.rawKept);
-    for (const [reason, n] of Object.entries(e.deadLetters)) this.deadLetters.inc({ topic: e.topic, reason }, n);
+    let dead = 0;
+    for (const [reason, n] of Object.entries(e.deadLetters)) {
+      this.deadLetters.inc({ topic: e.topic, reason }, n);
+      dead += n;
+    }
+    // The status page's dead-letter and raw-kept shares (the rows come with segmentCopied).
+    const c = this.converted.get(e.topic) ?? { records: 0, nullKeys: 0, nullValues: 0 };
+    this.converted.set(e.topic, { ...c, deadLetters: (c.deadLetters ?? 0) + dead, rawKept: (c.rawKept ?? 0) + e.rawKept });
   }
 
   commitFailed(e: { topic: string; seconds: number; retry: boolean }): void {

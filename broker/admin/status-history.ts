@@ -51,6 +51,13 @@ export interface QualitySignals {
   readonly nullValueShareBaseline: number | undefined;
   readonly nullKeyFlag: boolean;
   readonly nullValueFlag: boolean;
+  /** Schema modes: shares of dead letters and of typed records kept raw (undefined for key_value topics). */
+  readonly deadLetterShare: number | undefined;
+  readonly deadLetterShareBaseline: number | undefined;
+  readonly rawKeptShare: number | undefined;
+  readonly rawKeptShareBaseline: number | undefined;
+  readonly deadLetterFlag: boolean;
+  readonly rawKeptFlag: boolean;
 }
 
 export interface StatusHistorySources {
@@ -169,7 +176,8 @@ export function qualityOf(points: readonly StatusPoint[], intervalMs: number): Q
   const last = points[points.length - 1]?.converted ?? ZERO;
   // Recent rows: the last five minutes' worth of points (conversion happens once per commit interval).
   const windowStart = points[Math.max(0, points.length - 1 - perMinute * 5)]?.converted ?? ZERO;
-  const share = (from: SegmentRowCounts, to: SegmentRowCounts, k: 'nullKeys' | 'nullValues') => (to.records - from.records > 0 ? (to[k] - from[k]) / (to.records - from.records) : undefined);
+  const share = (from: SegmentRowCounts, to: SegmentRowCounts, k: 'nullKeys' | 'nullValues' | 'deadLetters' | 'rawKept') =>
+    to.records - from.records > 0 && to[k] !== undefined ? ((to[k] ?? 0) - (from[k] ?? 0)) / (to.records - from.records) : undefined;
   // Before a first conversion inside the window the hour's share is the share since start.
   const hourFrom = last.records - first.records > 0 ? first : ZERO;
   const recentFrom = last.records - windowStart.records > 0 ? windowStart : hourFrom;
@@ -177,6 +185,10 @@ export function qualityOf(points: readonly StatusPoint[], intervalMs: number): Q
   const nullValueShare = share(recentFrom, last, 'nullValues');
   const nullKeyShareBaseline = share(hourFrom, last, 'nullKeys');
   const nullValueShareBaseline = share(hourFrom, last, 'nullValues');
+  const deadLetterShare = share(recentFrom, last, 'deadLetters');
+  const deadLetterShareBaseline = share(hourFrom, last, 'deadLetters');
+  const rawKeptShare = share(recentFrom, last, 'rawKept');
+  const rawKeptShareBaseline = share(hourFrom, last, 'rawKept');
   const enough = last.records - recentFrom.records >= MIN_QUALITY_ROWS && recentFrom !== hourFrom;
   const off = (a: number | undefined, b: number | undefined) => enough && a !== undefined && b !== undefined && Math.abs(a - b) > QUALITY_SHARE_DELTA;
   return {
@@ -189,6 +201,12 @@ export function qualityOf(points: readonly StatusPoint[], intervalMs: number): Q
     nullValueShareBaseline,
     nullKeyFlag: off(nullKeyShare, nullKeyShareBaseline),
     nullValueFlag: off(nullValueShare, nullValueShareBaseline),
+    deadLetterShare,
+    deadLetterShareBaseline,
+    rawKeptShare,
+    rawKeptShareBaseline,
+    deadLetterFlag: off(deadLetterShare, deadLetterShareBaseline),
+    rawKeptFlag: off(rawKeptShare, rawKeptShareBaseline),
   };
 }
 

@@ -70,7 +70,7 @@ const STATUS_HTML = `<!doctype html>
 <h1>Floe status</h1>
 <div id="updated">loading…</div>
 <table id="topics">
-  <thead><tr><th>topic</th><th>table</th><th>lag (records)</th><th>lag (ms)</th><th>data files</th><th>snapshots</th><th>last commit</th><th>records/min</th><th>baseline</th><th>null keys</th><th>null values</th></tr></thead>
+  <thead><tr><th>topic</th><th>table</th><th>lag (records)</th><th>lag (ms)</th><th>data files</th><th>snapshots</th><th>last commit</th><th>records/min</th><th>baseline</th><th>null keys</th><th>null values</th><th>dead letters</th><th>kept raw</th></tr></thead>
   <tbody></tbody>
 </table>
 <div id="charts"></div>
@@ -115,6 +115,10 @@ const STATUS_HTML = `<!doctype html>
       cell(row, num(q.recordsPerMinuteBaseline), 'num');
       cell(row, flagged(pct(q.nullKeyShare) + ' (hour ' + pct(q.nullKeyShareBaseline) + ')', q.nullKeyFlag), q.nullKeyFlag ? 'flag' : '');
       cell(row, flagged(pct(q.nullValueShare) + ' (hour ' + pct(q.nullValueShareBaseline) + ')', q.nullValueFlag), q.nullValueFlag ? 'flag' : '');
+      // Typed topics only: a key_value topic has no dead letters or raw-kept values.
+      var typed = q.deadLetterShareBaseline !== undefined && q.deadLetterShareBaseline !== null;
+      cell(row, typed ? flagged(pct(q.deadLetterShare) + ' (hour ' + pct(q.deadLetterShareBaseline) + ')', q.deadLetterFlag) : '–', q.deadLetterFlag ? 'flag dead-letters' : 'dead-letters');
+      cell(row, typed ? flagged(pct(q.rawKeptShare) + ' (hour ' + pct(q.rawKeptShareBaseline) + ')', q.rawKeptFlag) : '–', q.rawKeptFlag ? 'flag raw-kept' : 'raw-kept');
       body.appendChild(row);
       var group = document.getElementById('topic-' + t.topic);
       if (!group) {

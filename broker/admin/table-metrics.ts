@@ -99,9 +99,13 @@ export function registerQualityMetrics(metrics: BrokerMetrics, history: StatusHi
   gauge('floe_table_null_key_ratio_baseline', 'Share of rows with a null key among the rows converted over the last hour.', (q) => q.nullKeyShareBaseline);
   gauge('floe_table_null_value_ratio', 'Share of rows with a null value among the rows converted into the table in the last minutes.', (q) => q.nullValueShare);
   gauge('floe_table_null_value_ratio_baseline', 'Share of rows with a null value among the rows converted over the last hour.', (q) => q.nullValueShareBaseline);
+  gauge('floe_table_dead_letter_ratio', 'Typed topics: share of rows converted in the last minutes that could not be typed (dead letters).', (q) => q.deadLetterShare);
+  gauge('floe_table_dead_letter_ratio_baseline', 'Typed topics: share of dead letters among the rows converted over the last hour.', (q) => q.deadLetterShareBaseline);
+  gauge('floe_table_raw_kept_ratio', 'Typed topics: share of rows converted in the last minutes whose exact bytes are kept raw beside their typed columns.', (q) => q.rawKeptShare);
+  gauge('floe_table_raw_kept_ratio_baseline', 'Typed topics: share of rows kept raw among the rows converted over the last hour.', (q) => q.rawKeptShareBaseline);
   new Gauge({
     name: 'floe_table_quality_flag',
-    help: '1 when a data-quality signal of the topic is outside its last hour\'s baseline (signal: records_per_minute, null_keys, null_values), else 0.',
+    help: '1 when a data-quality signal of the topic is outside its last hour\'s baseline (signal: records_per_minute, null_keys, null_values, and for typed topics dead_letters, raw_kept), else 0.',
     labelNames: ['topic', 'signal'],
     registers,
     collect() {
@@ -111,6 +115,10 @@ export function registerQualityMetrics(metrics: BrokerMetrics, history: StatusHi
         this.set({ topic, signal: 'records_per_minute' }, q.rateFlag ? 1 : 0);
         this.set({ topic, signal: 'null_keys' }, q.nullKeyFlag ? 1 : 0);
         this.set({ topic, signal: 'null_values' }, q.nullValueFlag ? 1 : 0);
+        if (q.deadLetterShareBaseline !== undefined) {
+          this.set({ topic, signal: 'dead_letters' }, q.deadLetterFlag ? 1 : 0);
+          this.set({ topic, signal: 'raw_kept' }, q.rawKeptFlag ? 1 : 0);
+        }
       }
     },
   });

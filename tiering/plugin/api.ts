@@ -58,6 +58,9 @@ export interface SegmentRowCounts {
   readonly records: number;
   readonly nullKeys: number;
   readonly nullValues: number;
+  /** Schema modes only: records that could not be typed, and typed records kept raw beside their columns. */
+  readonly deadLetters?: number;
+  readonly rawKept?: number;
 }
 
 /** Batches read from remote storage, exactly as stored (stored offsets, original producer fields, valid CRCs). */

@@ -47,3 +47,22 @@ test('null shares of recent rows are compared with the hour\'s share', () => {
   const none = qualityOf(points([1, 1]), INTERVAL);
   assert.equal(none.nullKeyShare, undefined, 'no rows converted: no share');
 });
+
+test('typed topics: dead-letter and raw-kept shares of recent rows against the hour\'s, absent for key_value topics', () => {
+  const n = 60;
+  // A typed topic: 100 rows per point, 2 raw-kept; then a bad deployment: the last five minutes' rows are all dead letters.
+  const cumulative = (i: number) => {
+    const bad = Math.max(0, i - (n - 31));
+    return { records: i * 100, nullKeys: 0, nullValues: 0, deadLetters: bad * 100, rawKept: (i - bad) * 2 };
+  };
+  const q = qualityOf(points(Array.from({ length: n }, () => 10), cumulative as never), INTERVAL);
+  assert.equal(q.deadLetterShare, 1);
+  assert.ok(q.deadLetterShareBaseline !== undefined && q.deadLetterShareBaseline < 0.75);
+  assert.equal(q.deadLetterFlag, true);
+  assert.equal(q.rawKeptShare, 0);
+  assert.equal(q.rawKeptFlag, false);
+  const plain = qualityOf(points(Array.from({ length: n }, () => 10), (i) => ({ records: i * 100, nullKeys: 0, nullValues: 0 })), INTERVAL);
+  assert.equal(plain.deadLetterShare, undefined, 'a key_value topic has no dead-letter share');
+  assert.equal(plain.rawKeptShareBaseline, undefined);
+  assert.equal(plain.deadLetterFlag || plain.rawKeptFlag, false);
+});
