@@ -3,6 +3,7 @@
 // same validation as IncrementalAlterConfigs (checked against kafkajs' describeConfigs), and the errors:
 // 404 unknown table/topic, 400 bad bodies and invalid configs, 405, 413.
 import { test } from 'node:test';
+import { waitFor } from '../../helpers/tiered-table.js';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,16 +20,6 @@ async function call(url: string, method = 'GET', body?: unknown): Promise<{ stat
   }
   const res = await fetch(url, init);
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 test('the admin JSON API shows topics and tables, runs maintenance and alters configs, with JSON errors', { timeout: 120_000 }, async (t) => {
@@ -53,7 +44,7 @@ test('the admin JSON API shows topics and tables, runs maintenance and alters co
     await producer.send({ topic: 'orders', messages: Array.from({ length: 20 }, (_, i) => ({ partition: i % 2, key: i % 4 === 0 ? null : `k${i}`, value: `v${round}-${i}`.padEnd(100, '.') })) });
   }
 
-  const tables = await until('both partitions committed', async () => {
+  const tables = await waitFor('both partitions committed', async () => {
     const r = await call(`${api}/tables`);
     const list = r.json.tables as { topic: string; table: string; records: number; dataFiles: number; snapshots: number; lagRecords: number }[];
     const orders = list.find((x) => x.topic === 'orders');
@@ -83,7 +74,7 @@ test('the admin JSON API shows topics and tables, runs maintenance and alters co
   assert.equal((await call(`${api}/tables/plain`)).status, 404, 'an untiered topic has no table');
 
   // Null keys counted at conversion (a quarter of the keys were null, no value was): shown once sampled.
-  const quality = await until('the quality signals to be sampled', async () => {
+  const quality = await waitFor('the quality signals to be sampled', async () => {
     const q = ((await call(`${api}/tables/orders`)).json.quality ?? {}) as { nullKeyShareBaseline?: number; nullValueShareBaseline?: number };
     return q.nullKeyShareBaseline !== undefined ? q : undefined;
   });

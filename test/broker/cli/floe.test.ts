@@ -3,6 +3,7 @@
 // 2 bad arguments, 3 broker unreachable, 4 not found, 1 refused. `floe start` starts a broker with the
 // broker's flags.
 import { test } from 'node:test';
+import { waitFor } from '../../helpers/tiered-table.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
@@ -11,16 +12,6 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { startBroker, tempDir } from '../../helpers/broker.js';
 import { FLOE_BIN, runFloe } from '../../helpers/cli.js';
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** A port nothing listens on (bound, then closed). */
 async function deadPort(): Promise<number> {
@@ -60,7 +51,7 @@ test('floe start runs the broker with its flags', { timeout: 60_000 }, async (t)
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const adminUrl = await until('the broker to start', async () => {
+  const adminUrl = await waitFor('the broker to start', async () => {
     if (child.exitCode !== null) throw new Error(`floe start exited ${child.exitCode}: ${out}`);
     const m = /"msg":"admin HTTP started"[^\n]*"url":"(http:\/\/[^"]+)"/.exec(out);
     return m && out.includes('"msg":"broker started"') ? m[1] : undefined;
@@ -94,7 +85,7 @@ test('every admin command against a broker, with its errors and exit codes', { t
   for (let round = 0; round < 4; round++) {
     await producer.send({ topic: 'orders', messages: Array.from({ length: 20 }, (_, i) => ({ partition: i % 2, key: `k${i}`, value: `v${round}-${i}`.padEnd(100, '.') })) });
   }
-  await until('the table to hold every record', async () => {
+  await waitFor('the table to hold every record', async () => {
     const r = await runFloe(['tables', '--json'], env);
     const list = (JSON.parse(r.stdout) as { tables: { records: number; lagRecords: number }[] }).tables;
     return list[0]?.records === 80 && list[0].lagRecords === 0 ? true : undefined;

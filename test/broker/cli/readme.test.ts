@@ -3,6 +3,7 @@
 // pointing at a test broker and localhost:9644 replaced by its admin port. Every line must exit 0, or the
 // code its `# exits N` comment says; the runbook's lines change the table as the section describes.
 import { test } from 'node:test';
+import { waitFor } from '../../helpers/tiered-table.js';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
@@ -21,16 +22,6 @@ async function block(title: string): Promise<string[]> {
   const sh = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
   assert.ok(sh, `"${title}" has an sh block`);
   return sh.split('\n').filter((l) => l.trim() !== '');
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 test('the README\'s floe CLI and recovery runbook commands work as documented', { timeout: 180_000 }, async (t) => {
@@ -68,7 +59,7 @@ test('the README\'s floe CLI and recovery runbook commands work as documented', 
   for (let i = 0; i < 40; i += 10) await producer.send({ topic: 'orders', messages: Array.from({ length: 10 }, (_, j) => ({ partition: j % 2, value: `order-${i + j}`.padEnd(60, '.') })) });
   for (let i = 0; i < 120; i += 10) await producer.send({ topic: 'payments', messages: Array.from({ length: 10 }, (_, j) => ({ value: (i >= 50 && i < 60 ? `<<bad ${i + j}>>` : `{"amount":${i + j}}`).padEnd(60, ' ') })) });
   const table = async (name: string) => JSON.parse((await sh(`floe table status ${name} --json`)).stdout) as { records: number; lagRecords: number; deleteFiles: number; snapshots: { snapshotId: string; current: boolean; committedOffsets: Record<string, number> }[] };
-  await until('both tables committed', async () => {
+  await waitFor('both tables committed', async () => {
     const [o, p] = [await table('orders'), await table('payments')];
     return o.records === 40 && o.lagRecords === 0 && p.records === 120 && p.lagRecords === 0 ? true : undefined;
   });

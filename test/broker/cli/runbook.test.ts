@@ -5,6 +5,7 @@
 // take offsets from Kafka consumers and allowed where it only undoes a hide; the hide survives compaction
 // and snapshot expiry, and DeleteRecords into the hidden range.
 import { test } from 'node:test';
+import { waitFor } from '../../helpers/tiered-table.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
@@ -30,16 +31,6 @@ function runPython(input: string): Promise<string> {
     child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out).toString()) : reject(new Error(`pyiceberg exited ${code}: ${Buffer.concat(err).toString()}`))));
     child.stdin.end(input);
   });
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 test('runbook: hide bad records from the table while Kafka serves every byte; rollback only where Kafka loses nothing', { timeout: 240_000 }, async (t) => {
@@ -86,7 +77,7 @@ test('runbook: hide bad records from the table while Kafka serves every byte; ro
     const r = await floe('tables', '--json');
     return (JSON.parse(r.stdout) as { tables: { records: number; lagRecords: number }[] }).tables[0];
   };
-  await until('every record committed', async () => ((await committed())?.records === 120 && (await committed())?.lagRecords === 0 ? true : undefined));
+  await waitFor('every record committed', async () => ((await committed())?.records === 120 && (await committed())?.lagRecords === 0 ? true : undefined));
   // Hand the local segments off: the early offsets are now read from the table's files.
   const plog = b.broker.services.logs.get(TOPIC, 0);
   assert.ok(plog);
