@@ -122,15 +122,36 @@ export async function restartAndVerify(setup: CrashSetup, logDir: string, acked:
   cleanups.push(() => admin.disconnect());
   const ends = new Map((await admin.fetchTopicOffsets(TOPIC)).map((o) => [o.partition, Number(o.high)]));
 
-  // Tiering catches up: the table's summary says every partition is committed to its log end.
+  // Tiering catches up: the table's summary says every partition is committed to its log end. A long history
+  // on a loaded machine takes a while: the wait gives up only after 60 s without any progress.
   let summary: Record<string, string> | undefined;
-  await waitFor('the table to hold every record', async () => {
+  let progress = -1;
+  const caughtUp = async (): Promise<true | undefined> => {
     const load = await loadTable(restUrl, TOPIC);
     summary = load === undefined ? undefined : currentSummary(load);
     if (summary === undefined) return undefined;
-    for (let p = 0; p < PARTITIONS; p++) if (Number(latestProperty(load as Record<string, unknown>, `floe.kafka.committed-offset.${p}`) ?? -1) !== (ends.get(p) ?? 0) - 1) return undefined;
-    return true;
-  }).catch((err: unknown) => {
+    let done = true;
+    let committed = 0;
+    for (let p = 0; p < PARTITIONS; p++) {
+      const c = Number(latestProperty(load as Record<string, unknown>, `floe.kafka.committed-offset.${p}`) ?? -1);
+      committed += c;
+      if (c !== (ends.get(p) ?? 0) - 1) done = false;
+    }
+    if (committed > progress) {
+      progress = committed;
+      throw new Progress();
+    }
+    return done ? true : undefined;
+  };
+  await (async () => {
+    for (;;) {
+      try {
+        return await waitFor('the table to hold every record (no progress for 60 s)', caughtUp);
+      } catch (err) {
+        if (!(err instanceof Progress)) throw err;
+      }
+    }
+  })().catch((err: unknown) => {
     const warnings = second.output().split('\n').filter((l) => /"level":"(warn|error)"/.test(l)).slice(-5);
     throw new Error(`${String(err)}; log ends ${JSON.stringify([...ends])}, table summary ${JSON.stringify(summary)}; broker warnings:\n${warnings.join('\n')}`);
   });
@@ -186,3 +207,6 @@ export async function crashCycle(setup: CrashSetup, logDir: string, point: strin
     await stop(broker);
   }
 }
+
+/** Thrown by a catch-up check that saw the committed offsets move: the wait starts its 60 s again. */
+class Progress extends Error {}
