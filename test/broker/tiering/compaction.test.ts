@@ -1,6 +1,6 @@
 // Background compaction with the broker as users run it (dist/broker/main.js): a consumer reading the tiered
 // history from offset 0 in a loop while compaction commits never sees an error, a gap, a duplicate or a
-// changed byte; and kill -9 around compaction commits, ten times on one log and warehouse, loses and
+// changed byte; and kill -9 around compaction commits, six times on one log and warehouse, loses and
 // duplicates nothing on Kafka reads and table reads (test/helpers/crash-harness.ts checks both).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -103,7 +103,7 @@ test('a consumer reading tiered history in a loop while compaction commits sees 
   assert.deepEqual(rows.map((r) => r.value?.toString() ?? null), values, 'the table rows are the Kafka records');
 });
 
-test('ten kills around compaction commits on the same log and warehouse: nothing lost or duplicated, in Kafka reads and the table', { timeout: 600_000 }, async (t) => {
+test('six kills around compaction commits on the same log and warehouse: nothing lost or duplicated, in Kafka reads and the table', { timeout: 600_000 }, async (t) => {
   const root = await tempDir('floe-compaction-crash-');
   const cleanups: (() => Promise<unknown>)[] = [];
   t.after(async () => {
@@ -114,18 +114,9 @@ test('ten kills around compaction commits on the same log and warehouse: nothing
   const warehouse = join(root, 'warehouse');
   // The harness's topic keeps the defaults: compaction on, min.input.files 5, and its 2 KiB segments far below the target.
   const setup: CrashSetup = { warehouseFlags: [`--iceberg.warehouse=${warehouse}`], readRows: (restUrl) => tableRows(restUrl, CRASH_TOPIC, warehouse) };
-  const points = [
-    'before-compaction-commit:1',
-    'after-compaction-commit:1',
-    'before-compaction-commit:2',
-    'after-compaction-commit:2',
-    'before-compaction-commit:1',
-    'after-compaction-commit:3',
-    'before-compaction-commit:3',
-    'after-compaction-commit:1',
-    'before-compaction-commit:2',
-    'after-compaction-commit:2',
-  ];
+  // Each point and count once (the first, second and third compaction commit of a start), on one history:
+  // six kills. (Ten, with repeats, cost CI minutes and found nothing the six do not.)
+  const points = ['before-compaction-commit:1', 'after-compaction-commit:1', 'before-compaction-commit:2', 'after-compaction-commit:2', 'before-compaction-commit:3', 'after-compaction-commit:3'];
   const acked: Acked[] = [];
   for (const [i, point] of points.entries()) acked.push(...(await crashCycle(setup, logDir, point, `c${i}`, i === 0)));
   assert.ok(acked.length > 0);
