@@ -94,6 +94,16 @@ export class DeadLetterTable {
     return { namespace, name: `${topic}${DEAD_LETTER_SUFFIX}` };
   }
 
+  /** Drops (and purges) the topic's dead-letter table when there is one made by Floe for this topic. */
+  static async drop(catalog: Catalog, namespace: readonly string[], topic: string): Promise<boolean> {
+    const id = DeadLetterTable.identifier(namespace, topic);
+    if (!(await catalog.tableExists(id))) return false;
+    const props = (await catalog.loadTable(id)).metadata.properties;
+    if (props[DEAD_LETTER_TOPIC_PROPERTY] !== topic) return false;
+    await catalog.dropTable(id, { purge: true });
+    return true;
+  }
+
   /** Loads the topic's dead-letter table, creating it on first use. */
   static async open(options: { catalog: Catalog; io: FileIO; namespace: readonly string[]; topic: string }): Promise<DeadLetterTable> {
     const { catalog, io, namespace, topic } = options;

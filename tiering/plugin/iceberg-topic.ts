@@ -63,6 +63,7 @@ import {
 import type { SegmentCodec } from './segment-codec.js';
 import { FLOE_TABLE_PROPERTIES, type MaintenanceResult, type TableMaintenance } from './table-maintenance.js';
 import { TopicTyping, type TypingReport } from './topic-typing.js';
+import { DeadLetterTable } from './dead-letter-table.js';
 import type { RegistryReader, TypedValueSettings } from '../typed/value-typer.js';
 
 export type { CompactionOutcome, CompactOptions } from './topic-compaction.js';
@@ -674,6 +675,8 @@ export class IcebergTopic {
     const props = (await catalog.loadTable(id)).metadata.properties;
     if (props[FLOE_OWNER_PROPERTY] !== FLOE_OWNER || props[TOPIC_PROPERTY] !== topic) return false;
     await catalog.dropTable(id, { purge: true });
+    // Its dead letters are copies of its records: they go with it.
+    await DeadLetterTable.drop(catalog, namespace, topic);
     return true;
   }
 

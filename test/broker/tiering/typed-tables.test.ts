@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AvroSerializer, SchemaRegistryClient, SerdeType } from '@confluentinc/schemaregistry';
 import { createTypedTopic, kafkaValues, produce, tableQuery, tableSchema, tierAll, typedEnv } from './typed-fixture.js';
+import { loadTable, waitFor } from '../../helpers/tiered-table.js';
 
 const ORDER_V1 = {
   type: 'record',
@@ -89,6 +90,13 @@ test('Avro values with the wire-format prefix become typed columns, and Kafka st
   const dead = await tableQuery(t, e, `${topic}~dlq`, (from) => `select kafka."offset" as o, reason, message, "value" as v, schema_id from ${from} order by o`);
   assert.deepEqual(dead.map((d) => [Number(d['o']), d['reason']]), [[60, 'MISSING_PREFIX'], [61, 'UNKNOWN_SCHEMA']]);
   assert.match(String(dead[1]!['message']), /schema id 32639/);
+
+  // Deleting the topic drops its table and its dead letters, as Kafka deletes a deleted topic's data.
+  const admin = e.kafka.admin();
+  await admin.connect();
+  await admin.deleteTopics({ topics: [topic] });
+  await admin.disconnect();
+  await waitFor('both tables to be dropped', async () => ((await loadTable(e.restUrl, topic)) === undefined && (await loadTable(e.restUrl, `${topic}~dlq`)) === undefined ? true : undefined));
 });
 
 test('compaction of a typed table keeps every row typed and every Kafka byte', { timeout: 120_000 }, async (t) => {
