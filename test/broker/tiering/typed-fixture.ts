@@ -34,7 +34,8 @@ export async function typedEnv(t: After, flags: readonly string[] = []): Promise
   ], { dataDir: join(root, 'log') });
   t.after(async () => {
     await b.stop();
-    await rm(root, { recursive: true, force: true });
+    // A table purge (a dropped topic) may still be deleting files under the warehouse: retry as it ends.
+    await rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
   const kafka = new Kafka({ brokers: [b.bootstrap], clientId: 'typed', logLevel: logLevel.NOTHING });
   const restUrl = b.broker.services.tiering?.restCatalogUrl?.replace('0.0.0.0', '127.0.0.1');

@@ -7,6 +7,8 @@ import { test } from 'node:test';
 import { AvroSerializer, SchemaRegistryClient, SerdeType } from '@confluentinc/schemaregistry';
 import { createTypedTopic, kafkaValues, produce, tableQuery, tableSchema, tierAll, typedEnv } from './typed-fixture.js';
 import { loadTable, waitFor } from '../../helpers/tiered-table.js';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 
 const ORDER_V1 = {
   type: 'record',
@@ -97,6 +99,9 @@ test('Avro values with the wire-format prefix become typed columns, and Kafka st
   await admin.deleteTopics({ topics: [topic] });
   await admin.disconnect();
   await waitFor('both tables to be dropped', async () => ((await loadTable(e.restUrl, topic)) === undefined && (await loadTable(e.restUrl, `${topic}~dlq`)) === undefined ? true : undefined));
+  // ... and purged: no file is left in either table's folder.
+  const left = async (name: string) => (await readdir(join(e.warehouse, 'kafka', name), { recursive: true, withFileTypes: true }).catch(() => [])).filter((d) => d.isFile()).length;
+  await waitFor('both tables\' files to be purged', async () => ((await left(topic)) + (await left(`${topic}~dlq`)) === 0 ? true : undefined));
 });
 
 test('compaction of a typed table keeps every row typed and every Kafka byte', { timeout: 120_000 }, async (t) => {
