@@ -189,9 +189,4 @@ export class DeadLetterTable {
       throw err;
     }
   }
-
-  /** Rows the table holds (for metrics and status). */
-  records(): number {
-    return Number(this.table.currentSnapshot()?.summary['total-records'] ?? 0);
-  }
 }

@@ -12,7 +12,6 @@ import type { LogSegmentData, TieringObserver } from './api.js';
 import { DeadLetterTable, type PendingDeadLetters } from './dead-letter-table.js';
 import type { ConvertedSegment } from './segment-codec.js';
 import { TypedLayout } from '../typed/table-layout.js';
-import type { TypedCounts } from '../typed/typed-rows.js';
 import { ValueTyper, type RegistryReader, type TypedValueSettings } from '../typed/value-typer.js';
 
 export interface TypingReport {
@@ -28,8 +27,6 @@ export class TopicTyping {
   private readonly pending = new Map<string, PendingDeadLetters>();
   private catalog: Catalog | undefined;
   private report: TypingReport = {};
-  /** What typing did since start (metrics): values typed exactly, kept raw beside typed columns, dead letters. */
-  readonly counts: TypedCounts = { exact: 0, rawKept: 0, dead: 0, nulls: 0 };
 
   constructor(
     private readonly topic: string,
@@ -70,14 +67,10 @@ export class TopicTyping {
     return this.deadLetterTable;
   }
 
-  /** After a segment's conversion: counts, the observer's event, and its dead letters written (not committed). */
+  /** After a segment's conversion: the observer's event, and its dead letters written (not committed). */
   async converted(segment: LogSegmentData, converted: ConvertedSegment): Promise<void> {
     if (!converted.typed) return;
     const c = converted.typed.counts;
-    this.counts.exact += c.exact;
-    this.counts.rawKept += c.rawKept;
-    this.counts.dead += c.dead;
-    this.counts.nulls += c.nulls;
     const byReason: Record<string, number> = {};
     for (const l of converted.typed.deadLetters) byReason[l.reason] = (byReason[l.reason] ?? 0) + 1;
     if (c.dead > 0 && converted.typed.deadLetters.length === 0) byReason['DROPPED'] = c.dead;

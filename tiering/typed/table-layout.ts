@@ -161,16 +161,6 @@ export class TypedLayout {
     return { type: 'struct', 'schema-id': 0, fields: [this.kafka, value, ...this.columns] };
   }
 
-  /** The typed top-level columns now. */
-  typedColumns(): readonly NestedField[] {
-    return this.columns;
-  }
-
-  /** The id of kafka.value_schema_id. */
-  get valueSchemaIdFieldId(): number {
-    return (this.kafka.type as StructType).fields.find((f) => f.name === VALUE_SCHEMA_ID_COLUMN)!.id;
-  }
-
   /**
    * Makes the layout hold values of a writer schema with these top-level fields: evolves it (see the module
    * comment) or says why Iceberg cannot. Nothing changes when it refuses.
