@@ -137,7 +137,10 @@ export class Broker {
     const dataDir = config['log.dirs'];
     const metadata = await EmbeddedMetadataStore.open(dataDir, config['cluster.id']);
     readiness.done('metadata');
-    const codec = defaultSegmentCodec({ batchCacheBytes: config['remote.log.reader.cache.total.size.bytes'] });
+    const codec = defaultSegmentCodec({
+      batchCacheBytes: config['remote.log.reader.cache.total.size.bytes'],
+      workers: config['iceberg.convert.workers.enable'] ? config['remote.log.manager.copier.thread.pool.size'] : 0,
+    });
     const tiering = await BrokerTiering.start({ config, log, codec, ...(metrics ? { observer: metrics } : {}) });
     const logs = await LogManager.open({
       dataDir: join(dataDir),

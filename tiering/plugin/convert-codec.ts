@@ -20,6 +20,8 @@ import { createBatchCache, type BatchCache } from '../convert/batch-cache.js';
 import { createFooterCache, type FooterCache } from '../convert/footer-cache.js';
 import type { RebuildCompression } from '../convert/batch-assembly.js';
 import type { RemoteFetchResult } from './api.js';
+import type { DataFileMetrics } from '../../iceberg/metrics.js';
+import { ConvertPool } from '../convert/convert-pool.js';
 import type { DeadLetter, TypedCounts } from '../typed/typed-rows.js';
 import type { CacheStats, ConvertedSegment, ConvertSegmentInput, ReadSegmentInput, SegmentCodec } from './segment-codec.js';
 
@@ -39,6 +41,19 @@ export interface ConvertCodecOptions {
   readonly batchCacheBytes?: number;
   /** How rebuilt batches are compressed (see ../convert/parquet-to-batches.ts). Default 'none'. */
   readonly compression?: RebuildCompression;
+  /**
+   * Worker threads converting segments (../convert/convert-pool.ts), off the thread that serves produce and
+   * fetch; 0 (the default) converts in this thread. Typed (schema mode) segments always convert here.
+   */
+  readonly workers?: number;
+}
+
+/** One converted file, from this thread's converter or a worker's, ready to upload. */
+interface OutputFile {
+  readonly dataPath: string | null;
+  readonly parquet: { readonly bytes: Uint8Array; readonly metrics: DataFileMetrics; readonly splitOffsets: bigint[]; readonly release?: () => void } | null;
+  readonly indexPath: string;
+  readonly indexBytes: Uint8Array;
 }
 
 const MiB = 1024 * 1024;
@@ -51,6 +66,7 @@ export class ConvertCodec implements SegmentCodec {
   private readonly footers: FooterCache;
   /** Rebuilt batches; exposed so operators (metrics) and tests can see its hits and bytes. */
   readonly batches: BatchCache;
+  private readonly pool: ConvertPool | null;
 
   constructor(private readonly options: ConvertCodecOptions = {}) {
     const indexSizes = new WeakMap<SegmentIndex, number>();
@@ -58,6 +74,12 @@ export class ConvertCodec implements SegmentCodec {
     this.indexes = new ByteBudgetCache<SegmentIndex>({ maxBytes: options.indexCacheBytes ?? 64 * MiB, sizeOf: (i) => indexSizes.get(i) ?? 4096 });
     this.footers = createFooterCache(options.footerCacheBytes ?? 64 * MiB);
     this.batches = createBatchCache(options.batchCacheBytes ?? DEFAULT_BATCH_CACHE_BYTES);
+    this.pool = (options.workers ?? 0) > 0 ? new ConvertPool(options.workers!) : null;
+  }
+
+  /** Stops the conversion workers. */
+  async close(): Promise<void> {
+    await this.pool?.close();
   }
 
   private readonly sizes: WeakMap<SegmentIndex, number>;
@@ -80,6 +102,10 @@ export class ConvertCodec implements SegmentCodec {
   }
 
   async convertSegment(input: ConvertSegmentInput): Promise<ConvertedSegment> {
+    if (this.pool !== null && input.typed === undefined) {
+      const { typed: _, ...convert } = this.options.convert ?? {};
+      return this.store(input, this.pool.convert(input.segmentPath, { ...convert, ...this.fileOptions(input) }));
+    }
     const fh = await open(input.segmentPath, 'r');
     // A window of about one data file's log bytes is reused from conversion to conversion (fresh memory
     // costs more to touch here than the read itself); concurrent conversions each get their own.
@@ -103,32 +129,49 @@ export class ConvertCodec implements SegmentCodec {
   /** The window kept for the next conversion (at most one, of at most MAX_SPARE_WINDOW_BYTES). */
   private spare: Buffer | null = null;
 
-  private async convertSource(source: SegmentSource, input: ConvertSegmentInput, window: { buf: Buffer | null }): Promise<ConvertedSegment> {
-    const dataFiles: DataFile[] = [];
-    const indexFiles: string[] = [];
-    const options: ConvertOptions = {
-      ...this.options.convert,
+  private fileOptions(input: ConvertSegmentInput): { partition: number; targetFileBytes?: number; nameTag?: string } {
+    return {
       partition: input.partition,
       ...(input.targetFileBytes !== undefined ? { targetFileBytes: input.targetFileBytes } : {}),
       ...(input.nameTag !== undefined ? { nameTag: input.nameTag } : {}),
+    };
+  }
+
+  private async convertSource(source: SegmentSource, input: ConvertSegmentInput, window: { buf: Buffer | null }): Promise<ConvertedSegment> {
+    const options: ConvertOptions = {
+      ...this.options.convert,
+      ...this.fileOptions(input),
       ...(input.typed !== undefined ? { typed: input.typed } : {}),
     };
     const counts: TypedCounts = { exact: 0, rawKept: 0, dead: 0, nulls: 0 };
     const deadLetters: DeadLetter[] = [];
-    for await (const file of convertSegment(source, options, window)) {
-      if (file.typed) {
-        counts.exact += file.typed.counts.exact;
-        counts.rawKept += file.typed.counts.rawKept;
-        counts.dead += file.typed.counts.dead;
-        counts.nulls += file.typed.counts.nulls;
-        deadLetters.push(...file.typed.deadLetters);
+    async function* files(): AsyncGenerator<OutputFile, void, void> {
+      for await (const file of convertSegment(source, options, window)) {
+        if (file.typed) {
+          counts.exact += file.typed.counts.exact;
+          counts.rawKept += file.typed.counts.rawKept;
+          counts.dead += file.typed.counts.dead;
+          counts.nulls += file.typed.counts.nulls;
+          deadLetters.push(...file.typed.deadLetters);
+        }
+        yield file;
       }
+    }
+    const stored = await this.store(input, files());
+    return { ...stored, ...(input.typed !== undefined ? { typed: { counts, deadLetters } } : {}) };
+  }
+
+  /** Uploads converted files as they come (data, then its index), and describes the data files. */
+  private async store(input: ConvertSegmentInput, files: AsyncIterable<OutputFile>): Promise<ConvertedSegment> {
+    const dataFiles: DataFile[] = [];
+    const indexFiles: string[] = [];
+    for await (const file of files) {
       if (file.dataPath !== null && file.parquet !== null) {
         const location = resolveLocation(input.tableLocation, file.dataPath);
         const bytes = file.parquet.bytes;
         await input.io.put(location, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
         // Uploaded and not kept: the next file's writer may reuse the memory.
-        file.parquet.release();
+        file.parquet.release?.();
         dataFiles.push(
           parquetDataFile({
             file_path: location,
@@ -139,10 +182,11 @@ export class ConvertCodec implements SegmentCodec {
         );
       }
       const indexLocation = resolveLocation(input.tableLocation, file.indexPath);
-      await input.io.put(indexLocation, file.indexBytes);
+      const ib = file.indexBytes;
+      await input.io.put(indexLocation, Buffer.isBuffer(ib) ? ib : Buffer.from(ib.buffer, ib.byteOffset, ib.byteLength));
       indexFiles.push(indexLocation);
     }
-    return { dataFiles, indexFiles, ...(input.typed !== undefined ? { typed: { counts, deadLetters } } : {}) };
+    return { dataFiles, indexFiles };
   }
 
   /**

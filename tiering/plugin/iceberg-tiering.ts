@@ -393,6 +393,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
     clearInterval(this.maintenanceTimer);
     await this.scheduler.close();
     await this.maintaining;
+    await this.options.codec.close?.();
   }
 
   private tiered(topic: string): IcebergTopic | undefined {

@@ -82,4 +82,6 @@ export interface SegmentCodec {
   readSegment(input: ReadSegmentInput): Promise<RemoteFetchResult>;
   /** Counters of the read caches, when the codec has any. */
   cacheStats?(): readonly CacheStats[];
+  /** Releases what the codec runs (conversion workers); the plugin calls it when it closes. */
+  close?(): Promise<void>;
 }

@@ -1,0 +1,64 @@
+// Conversion on worker threads gives exactly what conversion in this thread gives: the same data files and
+// offset indexes, byte for byte, from the fidelity segment (every codec, markers, gaps, raw records). A bad
+// segment fails with the same error code, an abandoned conversion does not wedge its worker, and conversions
+// beyond the pool's size wait their turn.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConvertPool, type WorkerFile } from '../../../tiering/convert/convert-pool.js';
+import { convertSegment } from '../../../tiering/convert/segment-to-parquet.js';
+import { buildSegment } from './segment-fixture.js';
+
+const OPTIONS = { partition: 3, targetFileBytes: 64 * 1024, targetRowGroupBytes: 16 * 1024 };
+
+async function all(files: AsyncIterable<WorkerFile>): Promise<WorkerFile[]> {
+  const out: WorkerFile[] = [];
+  for await (const f of files) out.push(f);
+  return out;
+}
+
+test('a conversion pool writes the same files as in-thread conversion, and survives bad and abandoned conversions', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'floe-pool-'));
+  const pool = new ConvertPool(2);
+  t.after(async () => {
+    await pool.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const segment = buildSegment(160, 11);
+  const path = join(dir, '00000000000000000000.log');
+  await writeFile(path, segment);
+
+  const expected: { dataPath: string | null; parquet: Buffer | null; indexPath: string; index: Buffer }[] = [];
+  for await (const f of convertSegment(segment, OPTIONS)) {
+    expected.push({ dataPath: f.dataPath, parquet: f.parquet ? Buffer.from(f.parquet.bytes) : null, indexPath: f.indexPath, index: Buffer.from(f.indexBytes) });
+    f.parquet?.release();
+  }
+  assert.ok(expected.length > 2, `several files (${expected.length})`);
+
+  // Three at once on two workers: the third waits, all three match.
+  const runs = await Promise.all([0, 1, 2].map(() => all(pool.convert(path, OPTIONS))));
+  for (const got of runs) {
+    assert.equal(got.length, expected.length);
+    got.forEach((f, i) => {
+      const e = expected[i]!;
+      assert.equal(f.dataPath, e.dataPath);
+      assert.equal(f.indexPath, e.indexPath);
+      assert.ok(f.parquet && e.parquet ? Buffer.from(f.parquet.bytes).equals(e.parquet) : f.parquet === e.parquet, `file ${i}: the same Parquet bytes`);
+      assert.ok(Buffer.from(f.indexBytes).equals(e.index), `file ${i}: the same index bytes`);
+      assert.ok(f.parquet === null || f.parquet.metrics.record_count > 0n, 'metrics come back');
+    });
+  }
+
+  // A torn segment: the worker's INVALID_SEGMENT comes back as such.
+  const torn = join(dir, 'torn.log');
+  await writeFile(torn, segment.subarray(0, segment.length - 1));
+  await assert.rejects(all(pool.convert(torn, OPTIONS)), { name: 'TieringConvertError', code: 'INVALID_SEGMENT' });
+
+  // A caller that stops after the first file: the pool replaces that worker, later conversions still work.
+  for await (const _ of pool.convert(path, OPTIONS)) break;
+  for await (const _ of pool.convert(path, OPTIONS)) break;
+  const after = await all(pool.convert(path, OPTIONS));
+  assert.equal(after.length, expected.length, 'the pool still converts after abandoned conversions');
+});

@@ -1,0 +1,145 @@
+/**
+ * Worker threads that convert closed segments to Parquet (./convert-worker.ts), so conversion never holds
+ * the thread that serves produce and fetch, and a broker with more cores converts on them. `convert` hands
+ * a segment file to an idle worker (queueing when all are busy) and yields its data files one at a time,
+ * as `convertSegment` does in-thread; the worker writes the next file only once the caller pulls it. A
+ * worker that dies fails its conversion (the plugin retries it) and is replaced on the next use.
+ */
+import { Worker } from 'node:worker_threads';
+import type { DataFileMetrics } from '../../iceberg/metrics.js';
+import { TieringConvertError, type TieringConvertErrorCode } from './errors.js';
+import type { ConvertOptions } from './segment-to-parquet.js';
+
+/** Conversion options a worker can take: everything but the typed (schema mode) state. */
+export type WorkerConvertOptions = Omit<ConvertOptions, 'typed'>;
+
+export type WorkerRequest = { readonly kind: 'convert'; readonly id: number; readonly segmentPath: string; readonly options: WorkerConvertOptions } | { readonly kind: 'next' };
+
+export type WorkerReply =
+  | {
+      readonly kind: 'file';
+      readonly id: number;
+      readonly dataPath: string | null;
+      readonly parquet: { readonly bytes: Uint8Array; readonly metrics: DataFileMetrics; readonly splitOffsets: bigint[] } | null;
+      readonly indexPath: string;
+      readonly indexBytes: Uint8Array;
+    }
+  | { readonly kind: 'done'; readonly id: number }
+  | { readonly kind: 'error'; readonly id: number; readonly name: string; readonly message: string; readonly code: string | undefined };
+
+export type WorkerFile = Extract<WorkerReply, { kind: 'file' }>;
+
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER_URL = new URL(FROM_SOURCE ? './convert-worker.ts' : './convert-worker.js', import.meta.url);
+
+/** A worker running convert-worker; from the TypeScript sources (tsx) it registers tsx's loader first. */
+function newWorker(): Worker {
+  if (!FROM_SOURCE) return new Worker(WORKER_URL);
+  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`, { eval: true });
+}
+
+interface Slot {
+  worker: Worker | null;
+  busy: boolean;
+}
+
+/** Async queue of one conversion's replies. */
+class Replies {
+  private readonly items: WorkerReply[] = [];
+  private wake: (() => void) | undefined;
+  push(r: WorkerReply): void {
+    this.items.push(r);
+    this.wake?.();
+  }
+  async next(): Promise<WorkerReply> {
+    while (this.items.length === 0) await new Promise<void>((resolve) => (this.wake = resolve));
+    this.wake = undefined;
+    return this.items.shift()!;
+  }
+}
+
+export class ConvertPool {
+  private readonly slots: Slot[];
+  private readonly waiting: ((slot: Slot) => void)[] = [];
+  private readonly jobs = new Map<number, { readonly replies: Replies; worker: Worker | null }>();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(readonly size: number) {
+    if (!Number.isInteger(size) || size < 1) throw new TieringConvertError('INVALID_OPTION', `a conversion pool needs at least one worker, got ${size}`);
+    this.slots = Array.from({ length: size }, () => ({ worker: null, busy: false }));
+  }
+
+  private start(slot: Slot): Worker {
+    const w = newWorker();
+    w.unref();
+    w.on('message', (r: WorkerReply) => this.jobs.get(r.id)?.replies.push(r));
+    const fail = (message: string) => {
+      if (slot.worker === w) slot.worker = null;
+      // The conversion on this worker fails; the slot starts a fresh worker next time.
+      for (const [id, job] of this.jobs) if (job.worker === w) job.replies.push({ kind: 'error', id, name: 'Error', message, code: undefined });
+    };
+    w.on('error', (err) => fail(`the conversion worker failed: ${err.message}`));
+    w.on('exit', (code) => fail(`the conversion worker exited with code ${code}`));
+    return w;
+  }
+
+  private async acquire(): Promise<Slot> {
+    const idle = this.slots.find((s) => !s.busy);
+    if (idle) {
+      idle.busy = true;
+      return idle;
+    }
+    return new Promise<Slot>((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(slot: Slot): void {
+    const next = this.waiting.shift();
+    if (next) next(slot);
+    else slot.busy = false;
+  }
+
+  /** Converts the segment file on a worker; yields its files in offset order. */
+  async *convert(segmentPath: string, options: WorkerConvertOptions): AsyncGenerator<WorkerFile, void, void> {
+    if (this.closed) throw new TieringConvertError('INVALID_OPTION', 'the conversion pool is closed');
+    const slot = await this.acquire();
+    const id = this.nextId++;
+    const replies = new Replies();
+    const job: { replies: Replies; worker: Worker | null } = { replies, worker: null };
+    this.jobs.set(id, job);
+    // Whether the worker ended the conversion (done, or failed and said so): it is then idle and reusable.
+    let finished = false;
+    try {
+      slot.worker ??= this.start(slot);
+      const worker = slot.worker;
+      job.worker = worker;
+      worker.postMessage({ kind: 'convert', id, segmentPath, options } satisfies WorkerRequest);
+      for (;;) {
+        const r = await replies.next();
+        if (r.kind !== 'file') finished = true;
+        if (r.kind === 'done') return;
+        if (r.kind === 'error') {
+          if (r.name === 'TieringConvertError') throw new TieringConvertError(r.code as TieringConvertErrorCode, r.message);
+          throw Object.assign(new Error(r.message), r.code !== undefined ? { code: r.code } : {});
+        }
+        yield r;
+        worker.postMessage({ kind: 'next' } satisfies WorkerRequest);
+      }
+    } finally {
+      this.jobs.delete(id);
+      // A conversion abandoned mid-way (its caller stopped pulling, or failed) leaves the worker waiting for
+      // 'next': replace it rather than reuse it.
+      if (slot.worker !== null && !finished) {
+        void slot.worker.terminate();
+        slot.worker = null;
+      }
+      this.release(slot);
+    }
+  }
+
+  /** Stops every worker (conversions in flight fail). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.slots.map((s) => s.worker?.terminate()));
+  }
+}
