@@ -40,11 +40,12 @@ import { FLOE_OWNER_PROPERTY } from '../../iceberg/rest/server.js';
 import { Table } from '../../iceberg/table.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { FIELD_IDS } from '../convert/schema.js';
-import { TieringError, type SegmentRowCounts, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata } from './api.js';
+import { TieringError, type PartitionTransactions, type SegmentRowCounts, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata } from './api.js';
 import { crashPoint } from './crash-points.js';
 import { FileLeases } from './file-leases.js';
 import { TopicCompaction, type CompactionOutcome, type CompactOptions } from './topic-compaction.js';
 import { deletesOf, HIDDEN_MARK, TopicRunbook, type HideResult, type RollbackResult } from './topic-runbook.js';
+import { isAbortedDeletes, writeAbortedDeletes } from './txn-deletes.js';
 import {
   COMMITTED_OFFSET_PREFIX,
   SEGMENTS_PREFIX,
@@ -188,11 +189,19 @@ export class IcebergTopic {
     return [...this.manifests.keys()].sort((a, b) => a - b);
   }
 
-  /** Converts and uploads one closed segment. Throws ALREADY_COMMITTED when the table holds it already. */
-  async copy(segment: LogSegmentData): Promise<RemoteLogSegmentMetadata> {
+  /**
+   * Converts and uploads one closed segment. Throws ALREADY_COMMITTED when the table holds it already, and
+   * NOT_STABLE while a transaction that wrote into it is open (`txns`: the broker's view of the partition's
+   * transactions; the rows of its aborted ones get position delete files, written here and committed with
+   * the data files). Without `txns` nothing is hidden.
+   */
+  async copy(segment: LogSegmentData, txns?: PartitionTransactions): Promise<RemoteLogSegmentMetadata> {
     const committed = this.manifest(segment.partition).committedOffset;
     if (segment.lastOffset <= committed) {
       throw new TieringError('ALREADY_COMMITTED', `${this.topic}-${segment.partition} segment ${segment.baseOffset}..${segment.lastOffset} is already in the table (committed up to ${committed}); nothing to do`);
+    }
+    if (txns !== undefined && txns.lastStableOffset <= segment.lastOffset) {
+      throw new TieringError('NOT_STABLE', `${this.topic}-${segment.partition} segment ${segment.baseOffset}..${segment.lastOffset} holds records of a transaction still open (last stable offset ${txns.lastStableOffset}); it is tiered once the transaction commits or aborts (at most transaction.max.timeout.ms)`);
     }
     if (segment.lastOffset < this.manifest(segment.partition).logStartOffset) {
       // Deleted (DeleteRecords) before it was tiered: nothing to keep; the commit only moves the committed offset.
@@ -210,7 +219,9 @@ export class IcebergTopic {
       ...(this.typing.typer ? { typed: this.typing.typer } : {}),
     });
     await this.typing.converted(segment, converted);
+    const aborted = await writeAbortedDeletes(this.io, this.table.location, converted, txns?.aborted ?? []);
     this.pendingFiles.set(key(segment.partition, segment.baseOffset), converted.dataFiles);
+    this.pendingDeletes.set(key(segment.partition, segment.baseOffset), aborted);
     return {
       topic: this.topic,
       partition: segment.partition,
@@ -220,6 +231,7 @@ export class IcebergTopic {
       sizeInBytes: segment.sizeInBytes,
       dataFiles: converted.dataFiles.map((f) => f.file_path),
       indexFiles: [...converted.indexFiles],
+      ...(aborted.length > 0 ? { deleteFiles: aborted.map((d) => d.file_path) } : {}),
       // In a schema mode `value` is also null where the typed columns rebuild the value: count tombstones.
       rows: converted.typed ? { ...rowCounts(converted.dataFiles), nullValues: converted.typed.counts.nulls } : rowCounts(converted.dataFiles),
     };
@@ -227,6 +239,8 @@ export class IcebergTopic {
 
   /** DataFiles of copied, uncommitted segments (the commit needs their metrics, not just their paths). */
   private readonly pendingFiles = new Map<string, readonly DataFile[]>();
+  /** Position delete files over the aborted transactional rows of copied, uncommitted segments. */
+  private readonly pendingDeletes = new Map<string, readonly DataFile[]>();
 
   /**
    * Commits copied segments (any partitions, offset order within each) in one snapshot. Segments the table
@@ -269,6 +283,11 @@ export class IcebergTopic {
         }
         let dataFiles = this.pendingFiles.get(key(p, s.baseOffset)) ?? [];
         let entry: SegmentEntry = { baseOffset: s.baseOffset, lastOffset: s.lastOffset, maxTimestamp: s.maxTimestamp, sizeInBytes: s.sizeInBytes, dataFiles: s.dataFiles, indexFiles: s.indexFiles };
+        // Aborted transactional rows are hidden in the same snapshot that adds their data files.
+        let aborted = this.pendingDeletes.get(key(p, s.baseOffset)) ?? [];
+        if (aborted.length !== (s.deleteFiles ?? []).filter(isAbortedDeletes).length) {
+          throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${p} segment ${s.baseOffset}..${s.lastOffset} was copied with delete files this table did not write (or lost them); copy it again`);
+        }
         const deletes: DataFile[] = [];
         if (s.baseOffset < m.logStartOffset) {
           // DeleteRecords moved the start into this segment before it was committed: its rows below stay hidden,
@@ -278,9 +297,13 @@ export class IcebergTopic {
           deletes.push(...hidden.deletes);
           entry = hidden.entry;
           dataFiles = dataFiles.filter((f) => !hidden.removedData.includes(f.file_path));
-          dropped.push(...hidden.removedData, ...hidden.removedIndexes);
-          if (deletes.length > 0) entry = { ...entry, deleteFiles: deletes.map((d) => d.file_path) };
+          // The aborted rows of data files wholly below the start leave with them.
+          const gone = aborted.filter((d) => hidden.removedData.some((f) => deletesOf(f, d.file_path)));
+          aborted = aborted.filter((d) => !gone.includes(d));
+          dropped.push(...hidden.removedData, ...hidden.removedIndexes, ...gone.map((d) => d.file_path));
         }
+        deletes.push(...aborted);
+        if (deletes.length > 0) entry = { ...entry, deleteFiles: deletes.map((d) => d.file_path) };
         for (const f of dataFiles) {
           update.addFile(f);
           this.compaction.fileSizes.set(f.file_path, Number(f.file_size_in_bytes));
@@ -339,6 +362,7 @@ export class IcebergTopic {
     for (const [p, list] of byPartition) {
       for (const s of list) {
         this.pendingFiles.delete(key(p, s.baseOffset));
+        this.pendingDeletes.delete(key(p, s.baseOffset));
         this.typing.forget(p, s.baseOffset);
       }
     }
@@ -428,11 +452,12 @@ export class IcebergTopic {
         // them; their objects (and indexes) are deleted once the commit lands.
         for (const f of removedData) update.deleteFile(f);
         retired.push(...removedData, ...removedIndexes);
-        // Ranges an operator hid (topic-runbook.ts) stay hidden while their data file stays.
+        // Ranges an operator hid (topic-runbook.ts) and aborted transactional rows (txn-deletes.ts) stay
+        // hidden while their data file stays.
         const hidden: string[] = [];
         for (const f of cut.deleteFiles ?? []) {
           if (fresh.has(f)) continue;
-          if (f.includes(HIDDEN_MARK) && !removedData.some((d) => deletesOf(d, f))) {
+          if ((f.includes(HIDDEN_MARK) || isAbortedDeletes(f)) && !removedData.some((d) => deletesOf(d, f))) {
             hidden.push(f);
             continue;
           }
