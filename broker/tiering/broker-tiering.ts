@@ -13,9 +13,9 @@
  * - Applies total retention (retention.ms/bytes) to the tables on the broker's retention schedule; DeleteRecords
  *   moves the remote log start; a deleted topic's table is dropped and purged (Kafka deletes its data).
  * - After a restart, re-queues closed segments the table does not hold yet (the table's summary says which).
- * - Transactions: tiering gets each partition's last stable offset and aborted transactions from the producer
- *   state (attachTransactions), so a segment is tiered once no transaction that wrote into it is open, and
- *   the rows of aborted transactions are hidden from table readers (Kafka fetches still return them). No
+ * - Transactions: tiering gets each partition's last stable offset, open and aborted transactions from the
+ *   producer state (attachTransactions), so the rows of aborted and still-open transactions are hidden from
+ *   table readers (Kafka fetches still return them) until a later commit finds the open ones decided. No
  *   segment is copied before the producer state is attached.
  * - Recovery from the warehouse alone: a partition whose local log is empty but whose table holds offsets up
  *   to C (the local disk was lost) starts its local log at C + 1; earlier offsets are served from the table.
@@ -162,7 +162,8 @@ export class BrokerTiering implements RemoteLogReader {
       if (plog === undefined) return undefined;
       const { txns } = await producers.readState(plog);
       // Read together with the log end, in one turn: the state changes in the same step as the log end.
-      return { lastStableOffset: txns.lastStableOffset(plog.logEndOffset), aborted: txns.abortedOverlapping(fromOffset, toOffset + 1) };
+      const open = [...txns.openTxns()].map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset }));
+      return { lastStableOffset: txns.lastStableOffset(plog.logEndOffset), aborted: txns.abortedOverlapping(fromOffset, toOffset + 1), open };
     });
   }
 

@@ -38,18 +38,26 @@ export interface AbortedTransaction {
   readonly lastOffset: number;
 }
 
+/** A transaction open in a partition: its producer and the offset of its first batch there. */
+export interface OpenTransaction {
+  readonly producerId: bigint;
+  readonly firstOffset: number;
+}
+
 /**
- * What the broker knows of a partition's transactions when a segment is about to be tiered, so that the
- * table holds only committed records. Records of aborted transactions stay in the data files (Kafka's
- * read_uncommitted consumers read them back from there) and are hidden from table readers with position
- * deletes committed with the data files; a segment is tiered only once no transaction that wrote into it
- * is still open.
+ * What the broker knows of a partition's transactions when a segment is tiered, so that the table holds
+ * only committed records. Records of aborted transactions stay in the data files (Kafka's read_uncommitted
+ * consumers read them back from there) and are hidden from table readers with position deletes committed
+ * with the data files; so are the records of transactions still open, until a later commit finds them
+ * decided and replaces those deletes. An open transaction holds back only its own records.
  */
 export interface PartitionTransactions {
   /** The partition's last stable offset: the first offset of its earliest open transaction, else its log end. */
   readonly lastStableOffset: number;
   /** Aborted transactions overlapping the asked offsets, oldest first. */
   readonly aborted: readonly AbortedTransaction[];
+  /** Transactions open now. */
+  readonly open: readonly OpenTransaction[];
 }
 
 /**
@@ -330,7 +338,7 @@ export type TieringErrorCode =
   | 'CONVERSION_FAILED'
   | 'NOT_FOUND'
   | 'WOULD_LOSE_KAFKA_DATA'
-  /** A transaction that wrote into the segment is still open: it is tiered once the transaction ends. */
+  /** Tiering waits for the broker's transaction state (not attached yet). */
   | 'NOT_STABLE';
 
 /** Errors of the tiering plugin: `code` is stable, the message says what to do. */

@@ -79,7 +79,7 @@ export interface IcebergTieringOptions {
    * attachTransactions) nothing is hidden: every record is committed data.
    */
   readonly waitForTransactions?: boolean;
-  /** How often a segment held back by an open transaction is tried again (ms). Default 200. */
+  /** How often a segment waiting for the transaction state is tried again (ms). Default 200. */
   readonly stableRetryMs?: number;
 }
 
@@ -124,7 +124,11 @@ export class IcebergTieringPlugin implements TieringPlugin {
       target: (topic) => {
         const t = this.tiered(topic);
         if (t === undefined) return undefined;
-        return { copy: async (s) => t.copy(s, await this.transactionsOf(s.topic, s.partition, s.baseOffset, s.lastOffset)), commit: (segs) => t.commit(segs), committedOffset: (p) => t.manifest(p).committedOffset };
+        return {
+          copy: async (s) => t.copy(s, await this.transactionsOf(s.topic, s.partition, s.baseOffset, s.lastOffset)),
+          commit: (segs) => t.commit(segs, this.transactions === undefined ? undefined : (p, from, to) => this.transactionsOf(topic, p, from, to)),
+          committedOffset: (p) => t.manifest(p).committedOffset,
+        };
       },
       commitIntervalMs: (topic) => this.topics.get(topic)?.config.commitIntervalMs ?? 60_000,
       ...(options.maxConcurrentCopies !== undefined ? { maxConcurrentCopies: options.maxConcurrentCopies } : {}),
@@ -225,8 +229,8 @@ export class IcebergTieringPlugin implements TieringPlugin {
   private registry: RegistryReader | null | undefined;
 
   /**
-   * The broker's view of its partitions' transactions (see PartitionTransactions): segments are tiered once
-   * no transaction that wrote into them is open, with their aborted records hidden from table readers.
+   * The broker's view of its partitions' transactions (see PartitionTransactions): the records of aborted
+   * transactions, and of open ones until a later commit finds them ended, are hidden from table readers.
    */
   attachTransactions(source: TransactionSource): void {
     this.transactions = source;

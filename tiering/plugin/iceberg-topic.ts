@@ -45,7 +45,10 @@ import { crashPoint } from './crash-points.js';
 import { FileLeases } from './file-leases.js';
 import { TopicCompaction, type CompactionOutcome, type CompactOptions } from './topic-compaction.js';
 import { deletesOf, HIDDEN_MARK, TopicRunbook, type HideResult, type RollbackResult } from './topic-runbook.js';
-import { isAbortedDeletes, writeAbortedDeletes } from './txn-deletes.js';
+import { isTxnDeletes, isUndecidedDeletes, writeTxnDeletes } from './txn-deletes.js';
+
+/** The broker's view of a partition's transactions over [from, to] (see api.ts TransactionSource). */
+export type PartitionTxnLookup = (partition: number, fromOffset: number, toOffset: number) => Promise<PartitionTransactions | undefined>;
 import {
   COMMITTED_OFFSET_PREFIX,
   SEGMENTS_PREFIX,
@@ -190,18 +193,15 @@ export class IcebergTopic {
   }
 
   /**
-   * Converts and uploads one closed segment. Throws ALREADY_COMMITTED when the table holds it already, and
-   * NOT_STABLE while a transaction that wrote into it is open (`txns`: the broker's view of the partition's
-   * transactions; the rows of its aborted ones get position delete files, written here and committed with
-   * the data files). Without `txns` nothing is hidden.
+   * Converts and uploads one closed segment. Throws ALREADY_COMMITTED when the table holds it already.
+   * `txns` is the broker's view of the partition's transactions: the rows of aborted transactions, and of
+   * ones still open, get position delete files (txn-deletes.ts), written here and committed with the data
+   * files. Without `txns` nothing is hidden.
    */
   async copy(segment: LogSegmentData, txns?: PartitionTransactions): Promise<RemoteLogSegmentMetadata> {
     const committed = this.manifest(segment.partition).committedOffset;
     if (segment.lastOffset <= committed) {
       throw new TieringError('ALREADY_COMMITTED', `${this.topic}-${segment.partition} segment ${segment.baseOffset}..${segment.lastOffset} is already in the table (committed up to ${committed}); nothing to do`);
-    }
-    if (txns !== undefined && txns.lastStableOffset <= segment.lastOffset) {
-      throw new TieringError('NOT_STABLE', `${this.topic}-${segment.partition} segment ${segment.baseOffset}..${segment.lastOffset} holds records of a transaction still open (last stable offset ${txns.lastStableOffset}); it is tiered once the transaction commits or aborts (at most transaction.max.timeout.ms)`);
     }
     if (segment.lastOffset < this.manifest(segment.partition).logStartOffset) {
       // Deleted (DeleteRecords) before it was tiered: nothing to keep; the commit only moves the committed offset.
@@ -219,7 +219,7 @@ export class IcebergTopic {
       ...(this.typing.typer ? { typed: this.typing.typer } : {}),
     });
     await this.typing.converted(segment, converted);
-    const aborted = await writeAbortedDeletes(this.io, this.table.location, converted, txns?.aborted ?? []);
+    const { deletes: aborted } = await writeTxnDeletes(this.io, this.table.location, { lastOffset: segment.lastOffset, ...converted }, txns);
     this.pendingFiles.set(key(segment.partition, segment.baseOffset), converted.dataFiles);
     this.pendingDeletes.set(key(segment.partition, segment.baseOffset), aborted);
     return {
@@ -248,11 +248,11 @@ export class IcebergTopic {
    * history out of order throws OUT_OF_ORDER. A batch of control-only segments (no data files) commits a
    * snapshot without file changes. Resolves true once committed.
    */
-  commit(segments: readonly RemoteLogSegmentMetadata[]): Promise<boolean> {
-    return this.serial(() => this.doCommit(segments));
+  commit(segments: readonly RemoteLogSegmentMetadata[], txnsOf?: PartitionTxnLookup): Promise<boolean> {
+    return this.serial(() => this.doCommit(segments, txnsOf));
   }
 
-  private async doCommit(segments: readonly RemoteLogSegmentMetadata[]): Promise<boolean> {
+  private async doCommit(segments: readonly RemoteLogSegmentMetadata[], txnsOf: PartitionTxnLookup | undefined): Promise<boolean> {
     const byPartition = new Map<number, RemoteLogSegmentMetadata[]>();
     for (const s of [...segments].sort((a, b) => a.partition - b.partition || a.baseOffset - b.baseOffset)) {
       if (s.lastOffset <= this.manifest(s.partition).committedOffset) continue;
@@ -270,6 +270,9 @@ export class IcebergTopic {
     for (const [p, list] of byPartition) {
       const m = this.manifest(p);
       expected.set(p, m.committedOffset);
+      // Committed segments whose open transactions have ended since get their final deletes in this commit.
+      const settled = await this.settle(p, m.segments, update, txnsOf, dropped);
+      files += settled.changed;
       let committed = m.committedOffset;
       const added: SegmentEntry[] = [];
       for (const s of list) {
@@ -285,7 +288,7 @@ export class IcebergTopic {
         let entry: SegmentEntry = { baseOffset: s.baseOffset, lastOffset: s.lastOffset, maxTimestamp: s.maxTimestamp, sizeInBytes: s.sizeInBytes, dataFiles: s.dataFiles, indexFiles: s.indexFiles };
         // Aborted transactional rows are hidden in the same snapshot that adds their data files.
         let aborted = this.pendingDeletes.get(key(p, s.baseOffset)) ?? [];
-        if (aborted.length !== (s.deleteFiles ?? []).filter(isAbortedDeletes).length) {
+        if (aborted.length !== (s.deleteFiles ?? []).filter(isTxnDeletes).length) {
           throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${p} segment ${s.baseOffset}..${s.lastOffset} was copied with delete files this table did not write (or lost them); copy it again`);
         }
         const deletes: DataFile[] = [];
@@ -317,7 +320,7 @@ export class IcebergTopic {
       }
       // The first commit starts the remote log at its first segment, unless DeleteRecords already moved it higher.
       const logStartOffset = m.segments.length === 0 && m.committedOffset < 0 ? Math.max(m.logStartOffset, added[0]?.baseOffset ?? 0) : m.logStartOffset;
-      next.set(p, { partition: p, logStartOffset, committedOffset: committed, segments: [...m.segments, ...added] });
+      next.set(p, { partition: p, logStartOffset, committedOffset: committed, segments: [...settled.segments, ...added] });
     }
     // Segments holding only control batches add no rows: the snapshot then only moves the committed offsets
     // and the segment lists, so those segments are in the remote history and their local copies can go.
@@ -356,6 +359,40 @@ export class IcebergTopic {
     await this.deleteObjects(dropped);
     this.onCommitted?.([...next.keys()]);
     return true;
+  }
+
+  /**
+   * Settles the undecided segments of partition `p` (txn-deletes.ts) the last stable offset has passed:
+   * into `update`, each one's `-open-txns` delete files are removed and the final ones (aborted rows only,
+   * if any) added. Returns the segments as they are after the update and how many files it changes; the
+   * removed files go to `retired` (deleted once the commit lands).
+   */
+  private async settle(p: number, segments: readonly SegmentEntry[], update: SnapshotUpdate, txnsOf: PartitionTxnLookup | undefined, retired: string[]): Promise<{ segments: SegmentEntry[]; changed: number }> {
+    const out: SegmentEntry[] = [];
+    let changed = 0;
+    for (const s of segments) {
+      const undecided = (s.deleteFiles ?? []).filter(isUndecidedDeletes);
+      const txns = undecided.length === 0 || txnsOf === undefined ? undefined : await txnsOf(p, s.baseOffset, s.lastOffset);
+      if (txns === undefined || txns.lastStableOffset <= s.lastOffset) {
+        out.push(s);
+        continue;
+      }
+      const tuples = await this.partitionTuples(p, s);
+      const dataFiles = s.dataFiles.map((f) => {
+        const partition = tuples.get(f);
+        if (partition === undefined) throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${p}: data file ${f} of segment ${s.baseOffset}..${s.lastOffset} is not live in the table; re-tier the partition`);
+        return { file_path: f, partition };
+      });
+      const { deletes } = await writeTxnDeletes(this.io, this.table.location, { lastOffset: s.lastOffset, dataFiles, indexFiles: s.indexFiles }, txns);
+      for (const f of undecided) update.deleteFile(f);
+      for (const d of deletes) update.addDeleteFile(d);
+      changed += undecided.length + deletes.length;
+      retired.push(...undecided);
+      const { deleteFiles: _old, ...rest } = s;
+      const kept = [...(s.deleteFiles ?? []).filter((f) => !isUndecidedDeletes(f)), ...deletes.map((d) => d.file_path)];
+      out.push(kept.length > 0 ? { ...rest, deleteFiles: kept } : rest);
+    }
+    return { segments: out, changed };
   }
 
   private forget(byPartition: Map<number, RemoteLogSegmentMetadata[]>): void {
@@ -457,7 +494,7 @@ export class IcebergTopic {
         const hidden: string[] = [];
         for (const f of cut.deleteFiles ?? []) {
           if (fresh.has(f)) continue;
-          if ((f.includes(HIDDEN_MARK) || isAbortedDeletes(f)) && !removedData.some((d) => deletesOf(d, f))) {
+          if ((f.includes(HIDDEN_MARK) || isTxnDeletes(f)) && !removedData.some((d) => deletesOf(d, f))) {
             hidden.push(f);
             continue;
           }

@@ -7,8 +7,8 @@
  * `maxUncommittedSegments` per topic, which forces an early commit.
  *
  * Failures are retried with capped exponential backoff; a segment the table already holds is dropped. A
- * segment a transaction still open wrote into (the copy says NOT_STABLE) is not a failure: its partition
- * waits, checking again every `stableRetryMs`, and the topic's other partitions go on.
+ * copy that must wait for the broker's transaction state (the copy says NOT_STABLE) is not a failure: its
+ * partition waits, checking again every `stableRetryMs`.
  */
 import { TieringError, type LogSegmentData, type RemoteLogSegmentMetadata, type TieringObserver } from './api.js';
 
@@ -33,7 +33,7 @@ export interface SchedulerOptions {
   /** Backoff after a failure: base and cap in ms. */
   readonly retryBaseMs?: number;
   readonly retryMaxMs?: number;
-  /** How often a segment held back by an open transaction is tried again (ms). Default 200. */
+  /** How often a segment waiting for the transaction state (NOT_STABLE) is tried again (ms). Default 200. */
   readonly stableRetryMs?: number;
 }
 
@@ -225,7 +225,7 @@ export class TieringScheduler {
         return;
       }
       if (err instanceof TieringError && err.code === 'NOT_STABLE') {
-        // Waiting for a transaction to end is not a failure: no backoff growth, nothing to report.
+        // Waiting for the transaction state is not a failure: no backoff growth, nothing to report.
         q.retryAt = this.now() + (this.options.stableRetryMs ?? 200);
         return;
       }
