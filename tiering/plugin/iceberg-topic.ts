@@ -17,6 +17,8 @@
  * position delete file (iceberg/position-deletes.ts) in the commit that moves the start or adds the segment,
  * named from the data file and the start so a retry rewrites the same object. Kafka fetches read the data
  * files as before. The delete files replace older ones of the same segment and leave the table with it.
+ * Rows of aborted transactions, and of transactions still open, are hidden the same way in the commit that
+ * adds their segment (txn-deletes.ts); a later commit settles the open ones once they have ended (settle).
  *
  * Compaction (compact) merges runs of small segments of a partition into one segment in a 'replace'
  * snapshot whose summary names the new history (see compaction.ts and compaction-plan.ts); the replaced
