@@ -153,3 +153,76 @@ for (const point of ['mid-upload:1', 'before-commit:1', 'mid-commit:1', 'after-c
     t.diagnostic(`${point}: ${log.committed.size} committed, ${log.aborted.size} aborted records; log end ${end}`);
   });
 }
+
+test('killed after committing a segment whose transaction is still open: after the restart that transaction is aborted and its rows stay hidden', { timeout: 120_000 }, async (t) => {
+  const root = await tempDir('floe-txn-crash-open-');
+  const cleanups: (() => Promise<unknown>)[] = [];
+  t.after(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    await rm(root, { recursive: true, force: true });
+  });
+  const logDir = join(root, 'log');
+  const warehouse = join(root, 'warehouse');
+  const first = await spawnBroker(logDir, flags(warehouse), 0, { env: { ...process.env, FLOE_TIERING_CRASH_AT: 'after-commit:1' } });
+  cleanups.push(() => stop(first));
+  const kafka = new Kafka({ brokers: [first.bootstrap], clientId: 'txn-crash-open', logLevel: logLevel.NOTHING, retry: { retries: 1, initialRetryTime: 50, maxRetryTime: 100 } });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 1, configEntries: [{ name: 'internal.segment.bytes', value: '1024' }, { name: 'iceberg.commit.interval.ms', value: '300' }] }] });
+  await admin.disconnect();
+  // The open transaction writes first, so every segment (the first committed one too) holds its rows.
+  const open = kafka.producer({ transactionalId: 'txn-open', maxInFlightRequests: 1, idempotent: true, transactionTimeout: 60_000, retry: { retries: 1, initialRetryTime: 50, maxRetryTime: 100 } });
+  await open.connect();
+  const pending = await open.transaction();
+  const openKeys = Array.from({ length: 40 }, (_, i) => `open-${i}`);
+  await pending.send({ topic: TOPIC, messages: openKeys.slice(0, 4).map((key) => ({ key, value: `${key}-${PAD}` })) });
+  const seen = await (async () => {
+    const committed = new Set<string>();
+    const plain = kafka.producer({ retry: { retries: 0 } });
+    await plain.connect().catch(() => undefined);
+    try {
+      for (let n = 0; n < 2000; n++) {
+        const key = `plain-${n}`;
+        await plain.send({ topic: TOPIC, messages: [{ key, value: `${key}-${PAD}` }] });
+        committed.add(key);
+        if (n % 4 === 0 && n / 4 + 4 < openKeys.length) {
+          const k = openKeys[n / 4 + 4] as string;
+          await pending.send({ topic: TOPIC, messages: [{ key: k, value: `${k}-${PAD}` }] });
+        }
+      }
+    } catch {
+      // The broker died.
+    }
+    await plain.disconnect().catch(() => undefined);
+    await open.disconnect().catch(() => undefined);
+    return committed;
+  })();
+  const ended = await first.ended;
+  assert.equal(ended.signal, 'SIGKILL', `the broker died by SIGKILL:\n${first.output()}`);
+  assert.match(first.output(), /FLOE_TIERING_CRASH after-commit 1\n/);
+  assert.ok(seen.size > 0);
+
+  // The restart aborts the transaction the crash left open; a later commit settles its rows as aborted.
+  const second = await spawnBroker(logDir, flags(warehouse));
+  cleanups.push(() => stop(second));
+  const restUrl = second.restUrl;
+  assert.ok(restUrl);
+  const c = await WireClient.connect(second.port);
+  cleanups.push(async () => c.close());
+  const log = await waitFor('every transaction to be settled', async () => {
+    const r = await resolveLog(c);
+    return r.undecided === 0 ? r : undefined;
+  });
+  assert.ok([...log.aborted].some((k) => k.startsWith('open-')), 'the open transaction was aborted');
+  const end = Number(fetchPartitions(await c.request(1, 12, fetchBody(TOPIC, [{ partition: 0, fetchOffset: 0n }])))[0]?.highWatermark ?? 0);
+  await waitFor('the table to reach the log end', async () => {
+    const load = await loadTable(restUrl, TOPIC);
+    return load !== undefined && Number(latestProperty(load, 'floe.kafka.committed-offset.0') ?? -1) >= end - 1 ? true : undefined;
+  });
+  const io = new LocalFileIO({ root: warehouse, fsync: false });
+  cleanups.push(() => io.close());
+  const want = [...log.committed].sort();
+  assert.deepEqual((await readWithDuckDB(t, restUrl, io, ['kafka'], TOPIC)).map((r) => r.key?.toString() ?? '').sort(), want, 'DuckDB: exactly the committed records');
+  assert.deepEqual((await readWithIcebird(restUrl, io, ['kafka'], TOPIC)).map((r) => (r.key === null ? '' : Buffer.from(r.key as Buffer).toString())).sort(), want, 'icebird: exactly the committed records');
+  for (const k of seen) assert.ok(log.committed.has(k), `${k} was acknowledged`);
+});
