@@ -2,7 +2,9 @@
 // hold aborted transactions: after the restart the table still holds exactly the committed records. The
 // expected records come from the log itself (every data record, resolved by the commit and abort markers
 // that follow it, as Kafka's read_committed does), so a transaction the crash left unfinished counts however
-// the coordinator settled it; the ones the producer saw commit or abort must be there or absent.
+// the coordinator settled it; the ones the producer saw commit or abort must be there or absent. A last case
+// kills the broker right after it committed a segment holding a transaction still open (its rows hidden as
+// undecided): the restart aborts that transaction, and the table never shows its rows.
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
