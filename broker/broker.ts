@@ -178,7 +178,9 @@ export class Broker {
       },
       log.child({ logger: 'server' }),
     );
-    const appender = new PartitionAppender({ log: log.child({ logger: 'producers' }) });
+    const appender = new PartitionAppender({ log: log.child({ logger: 'producers' }), ...(tiering ? { logStartOffset: tiering.logStartOf } : {}) });
+    // Tiering copies no segment before it can tell open and aborted transactions (broker-tiering.ts).
+    tiering?.attachTransactions(appender);
     const fetchWaiters = new FetchWaiters();
     appender.onAppend((partitionLog) => fetchWaiters.notify(partitionLog));
     const groups = await Groups.open(dataDir, config, log.child({ logger: 'groups' }));

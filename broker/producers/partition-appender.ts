@@ -25,6 +25,12 @@ export interface PartitionAppenderOptions {
   readonly snapshotEveryBytes?: number;
   /** Forget producers idle this long (Kafka's producer.id.expiration.ms, default 1 day). */
   readonly producerIdExpirationMs?: number;
+  /**
+   * The partition's log start offset, remote data included (Kafka's log start offset), default the local
+   * one: aborted transactions wholly below it are dropped at each snapshot, as Kafka drops a segment's
+   * `.txnindex` with it. A tiered partition still needs them for the records its table keeps.
+   */
+  readonly logStartOffset?: (log: PartitionLog) => number;
 }
 
 interface PartitionState {
@@ -214,6 +220,7 @@ export class PartitionAppender {
    */
   private writeSnapshot(log: PartitionLog, p: PartitionState, table: ProducerStateTable): Promise<void> {
     table.expire(this.clock() - this.expirationMs);
+    table.txns.truncateAbortedBefore(this.options.logStartOffset?.(log) ?? log.logStartOffset);
     const offset = log.logEndOffset;
     const producers = table.toJSON();
     const txns = table.txns.toJSON();

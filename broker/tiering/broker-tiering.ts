@@ -13,6 +13,10 @@
  * - Applies total retention (retention.ms/bytes) to the tables on the broker's retention schedule; DeleteRecords
  *   moves the remote log start; a deleted topic's table is dropped and purged (Kafka deletes its data).
  * - After a restart, re-queues closed segments the table does not hold yet (the table's summary says which).
+ * - Transactions: tiering gets each partition's last stable offset, open and aborted transactions from the
+ *   producer state (attachTransactions), so the rows of aborted and still-open transactions are hidden from
+ *   table readers (Kafka fetches still return them) until a later commit finds the open ones decided. No
+ *   segment is copied before the producer state is attached.
  * - Recovery from the warehouse alone: a partition whose local log is empty but whose table holds offsets up
  *   to C (the local disk was lost) starts its local log at C + 1; earlier offsets are served from the table.
  */
@@ -23,6 +27,7 @@ import type { BrokerConfig } from '../config/settings.js';
 import type { ClosedSegmentEvent, LogManager, TopicPartition } from '../log/log-manager.js';
 import type { PartitionLog } from '../log/partition-log.js';
 import type { Logger } from '../logger.js';
+import type { PartitionTxns } from '../producers/partition-txns.js';
 import type { TopicRecord } from '../metadata/metadata-store.js';
 import { deletesByRetention, effectiveConfigs, numericConfig } from '../topics/topic-configs.js';
 
@@ -43,6 +48,11 @@ export interface RemoteLogReader {
    * offset carrying it; undefined when nothing is tiered (or the topic is not).
    */
   maxTimestampOffset(topic: string, partition: number): Promise<{ offset: number; timestamp: number } | undefined>;
+}
+
+/** Where tiering reads a partition's transactions (the PartitionAppender's producer state). */
+export interface ProducerStateReader {
+  readState(log: PartitionLog): Promise<{ readonly txns: PartitionTxns }>;
 }
 
 /** The tiering settings of a topic from its configs and the broker's defaults. */
@@ -133,6 +143,7 @@ export class BrokerTiering implements RemoteLogReader {
       codec: options.codec,
       onError: (err, context) => tlog.warn('tiering step failed; it will be retried', { err, ...context }),
       ...(options.observer ? { observer: options.observer } : {}),
+      waitForTransactions: true,
       maintenance: { intervalMs: config['iceberg.maintenance.interval.ms'], orphanWindowMs: config['iceberg.orphan.files.older.than.ms'] },
     });
     if (opened.restUrl !== undefined) tlog.info('iceberg REST catalog started', { url: opened.restUrl, warehouse: opened.warehouse });
@@ -143,6 +154,30 @@ export class BrokerTiering implements RemoteLogReader {
   get restCatalogUrl(): string | undefined {
     return this.opened?.restUrl;
   }
+
+  /**
+   * Hands tiering the producer state, from which it learns each partition's last stable offset and aborted
+   * transactions before tiering a segment (see tiering/plugin/api.ts PartitionTransactions).
+   */
+  attachTransactions(producers: ProducerStateReader): void {
+    this.plugin.attachTransactions?.(async (tp, fromOffset, toOffset) => {
+      const plog = this.logs?.get(tp.topic, tp.partition);
+      if (plog === undefined) return undefined;
+      const { txns } = await producers.readState(plog);
+      // Read together with the log end, in one turn: the state changes in the same step as the log end.
+      const open = [...txns.openTxns()].map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset }));
+      return { lastStableOffset: txns.lastStableOffset(plog.logEndOffset), aborted: txns.abortedOverlapping(fromOffset, toOffset + 1), open };
+    });
+  }
+
+  /**
+   * The log start offset of the partition `plog` is the local log of, remote data included (the producer
+   * state keeps aborted transactions from there on); the local start for a log tiering does not know.
+   */
+  logStartOf = (plog: PartitionLog): number => {
+    for (const [tp, l] of this.logs?.entries() ?? []) if (l === plog) return this.logStartOffset(tp.topic, tp.partition, plog.logStartOffset);
+    return plog.logStartOffset;
+  };
 
   /** Partition log hook: may this local segment be deleted? Only once the table holds all of it. */
   canDeleteSegment = (tp: TopicPartition, _baseOffset: number, lastOffset: number): boolean => {

@@ -29,6 +29,43 @@ export interface LogSegmentData extends TopicPartitionId {
   readonly maxTimestamp: number;
 }
 
+/** An aborted transaction of a partition, as Kafka's `.txnindex` keeps it. */
+export interface AbortedTransaction {
+  readonly producerId: bigint;
+  /** Offset of the transaction's first batch in the partition. */
+  readonly firstOffset: number;
+  /** Offset of its abort marker. */
+  readonly lastOffset: number;
+}
+
+/** A transaction open in a partition: its producer and the offset of its first batch there. */
+export interface OpenTransaction {
+  readonly producerId: bigint;
+  readonly firstOffset: number;
+}
+
+/**
+ * What the broker knows of a partition's transactions when a segment is tiered, so that the table holds
+ * only committed records. Records of aborted transactions stay in the data files (Kafka's read_uncommitted
+ * consumers read them back from there) and are hidden from table readers with position deletes committed
+ * with the data files; so are the records of transactions still open, until a later commit finds them
+ * decided and replaces those deletes. An open transaction holds back only its own records.
+ */
+export interface PartitionTransactions {
+  /** The partition's last stable offset: the first offset of its earliest open transaction, else its log end. */
+  readonly lastStableOffset: number;
+  /** Aborted transactions overlapping the asked offsets, oldest first. */
+  readonly aborted: readonly AbortedTransaction[];
+  /** Transactions open now. */
+  readonly open: readonly OpenTransaction[];
+}
+
+/**
+ * The broker's view of a partition's transactions over [fromOffset, toOffset] (the segment being tiered).
+ * Undefined: the partition has no transactional state (nothing to hide, nothing open).
+ */
+export type TransactionSource = (tp: TopicPartitionId, fromOffset: number, toOffset: number) => Promise<PartitionTransactions | undefined>;
+
 /** A segment in remote storage (KIP-405 RemoteLogSegmentMetadata), copied and possibly not yet committed. */
 export interface RemoteLogSegmentMetadata extends TopicPartitionId {
   readonly baseOffset: number;
@@ -43,7 +80,7 @@ export interface RemoteLogSegmentMetadata extends TopicPartitionId {
   /**
    * Objects hiding some of its records from table readers but not from Kafka fetches (for the Iceberg
    * implementation: position delete files over the rows below the log start when it cuts through the
-   * segment). They leave the remote history with the segment. Absent or empty when none.
+   * segment, over the rows of aborted transactions, and over ranges an operator hid). They leave the remote history with the segment. Absent or empty when none.
    */
   readonly deleteFiles?: readonly string[];
   /**
@@ -280,6 +317,11 @@ export interface TieringPlugin {
    */
   attachSchemaRegistry?(registry: RegistryReader | null): void;
   /**
+   * Hands tiering the broker's transaction state (see PartitionTransactions): a plugin opened to wait for it
+   * copies no segment until this is called.
+   */
+  attachTransactions?(source: TransactionSource): void;
+  /**
    * Whether a Kafka fetch (or compaction) is reading the object at `location` now. Snapshot expiry asks it
    * before deleting a file no retained snapshot references: a fetch that started on an older history may
    * still be reading it.
@@ -298,7 +340,9 @@ export type TieringErrorCode =
   | 'CLOSED'
   | 'CONVERSION_FAILED'
   | 'NOT_FOUND'
-  | 'WOULD_LOSE_KAFKA_DATA';
+  | 'WOULD_LOSE_KAFKA_DATA'
+  /** Tiering waits for the broker's transaction state (not attached yet). */
+  | 'NOT_STABLE';
 
 /** Errors of the tiering plugin: `code` is stable, the message says what to do. */
 export class TieringError extends Error {

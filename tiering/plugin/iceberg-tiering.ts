@@ -28,6 +28,8 @@ import {
   type TieringPlugin,
   type TopicPartitionId,
   type TopicTieringConfig,
+  type TransactionSource,
+  type PartitionTransactions,
 } from './api.js';
 import { CompactionScheduler } from './compaction-scheduler.js';
 import { FileLeases } from './file-leases.js';
@@ -71,6 +73,14 @@ export interface IcebergTieringOptions {
   readonly onInfo?: (message: string, context: Record<string, unknown>) => void;
   /** Warnings an operator should act on (a schema version a typed table cannot take). */
   readonly onWarn?: (message: string, context: Record<string, unknown>) => void;
+  /**
+   * The broker's transaction state comes later (attachTransactions): until then no segment is copied, so
+   * none reaches the table with aborted or open transactional records visible. Without it (and without
+   * attachTransactions) nothing is hidden: every record is committed data.
+   */
+  readonly waitForTransactions?: boolean;
+  /** How often a segment waiting for the transaction state is tried again (ms). Default 200. */
+  readonly stableRetryMs?: number;
 }
 
 export interface PluginCompactionOptions {
@@ -114,7 +124,11 @@ export class IcebergTieringPlugin implements TieringPlugin {
       target: (topic) => {
         const t = this.tiered(topic);
         if (t === undefined) return undefined;
-        return { copy: (s) => t.copy(s), commit: (segs) => t.commit(segs), committedOffset: (p) => t.manifest(p).committedOffset };
+        return {
+          copy: async (s) => t.copy(s, await this.transactionsOf(s.topic, s.partition, s.baseOffset, s.lastOffset)),
+          commit: (segs) => t.commit(segs, this.transactions === undefined ? undefined : (p, from, to) => this.transactionsOf(topic, p, from, to)),
+          committedOffset: (p) => t.manifest(p).committedOffset,
+        };
       },
       commitIntervalMs: (topic) => this.topics.get(topic)?.config.commitIntervalMs ?? 60_000,
       ...(options.maxConcurrentCopies !== undefined ? { maxConcurrentCopies: options.maxConcurrentCopies } : {}),
@@ -124,6 +138,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
       ...(options.now ? { now: options.now } : {}),
       ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
       ...(options.retryMaxMs !== undefined ? { retryMaxMs: options.retryMaxMs } : {}),
+      ...(options.stableRetryMs !== undefined ? { stableRetryMs: options.stableRetryMs } : {}),
     });
     this.compactor = new CompactionScheduler({
       run: async (topic, partition) => (await this.runCompaction(topic, partition)).status === 'compacted',
@@ -212,6 +227,27 @@ export class IcebergTieringPlugin implements TieringPlugin {
   }
 
   private registry: RegistryReader | null | undefined;
+
+  /**
+   * The broker's view of its partitions' transactions (see PartitionTransactions): the records of aborted
+   * transactions, and of open ones until a later commit finds them ended, are hidden from table readers.
+   */
+  attachTransactions(source: TransactionSource): void {
+    this.transactions = source;
+    this.scheduler.retryNow();
+  }
+
+  private transactions: TransactionSource | undefined;
+
+  private async transactionsOf(topic: string, partition: number, from: number, to: number): Promise<PartitionTransactions | undefined> {
+    if (this.transactions === undefined) {
+      if (this.options.waitForTransactions === true) {
+        throw new TieringError('NOT_STABLE', `${topic}-${partition}: the broker's transaction state is not attached yet; the segment is copied once it is`);
+      }
+      return undefined;
+    }
+    return this.transactions({ topic, partition }, from, to);
+  }
 
   /** Whether a fetch (or a compaction) is reading `location` now: snapshot expiry must not delete it yet. */
   filesInUse(location: string): boolean {

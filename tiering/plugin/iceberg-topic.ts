@@ -17,6 +17,8 @@
  * position delete file (iceberg/position-deletes.ts) in the commit that moves the start or adds the segment,
  * named from the data file and the start so a retry rewrites the same object. Kafka fetches read the data
  * files as before. The delete files replace older ones of the same segment and leave the table with it.
+ * Rows of aborted transactions, and of transactions still open, are hidden the same way in the commit that
+ * adds their segment (txn-deletes.ts); a later commit settles the open ones once they have ended (settle).
  *
  * Compaction (compact) merges runs of small segments of a partition into one segment in a 'replace'
  * snapshot whose summary names the new history (see compaction.ts and compaction-plan.ts); the replaced
@@ -40,11 +42,15 @@ import { FLOE_OWNER_PROPERTY } from '../../iceberg/rest/server.js';
 import { Table } from '../../iceberg/table.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { FIELD_IDS } from '../convert/schema.js';
-import { TieringError, type SegmentRowCounts, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata } from './api.js';
+import { TieringError, type PartitionTransactions, type SegmentRowCounts, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata } from './api.js';
 import { crashPoint } from './crash-points.js';
 import { FileLeases } from './file-leases.js';
 import { TopicCompaction, type CompactionOutcome, type CompactOptions } from './topic-compaction.js';
 import { deletesOf, HIDDEN_MARK, TopicRunbook, type HideResult, type RollbackResult } from './topic-runbook.js';
+import { isTxnDeletes, isUndecidedDeletes, writeTxnDeletes } from './txn-deletes.js';
+
+/** The broker's view of a partition's transactions over [from, to] (see api.ts TransactionSource). */
+export type PartitionTxnLookup = (partition: number, fromOffset: number, toOffset: number) => Promise<PartitionTransactions | undefined>;
 import {
   COMMITTED_OFFSET_PREFIX,
   SEGMENTS_PREFIX,
@@ -189,8 +195,13 @@ export class IcebergTopic {
     return [...this.manifests.keys()].sort((a, b) => a - b);
   }
 
-  /** Converts and uploads one closed segment. Throws ALREADY_COMMITTED when the table holds it already. */
-  async copy(segment: LogSegmentData): Promise<RemoteLogSegmentMetadata> {
+  /**
+   * Converts and uploads one closed segment. Throws ALREADY_COMMITTED when the table holds it already.
+   * `txns` is the broker's view of the partition's transactions: the rows of aborted transactions, and of
+   * ones still open, get position delete files (txn-deletes.ts), written here and committed with the data
+   * files. Without `txns` nothing is hidden.
+   */
+  async copy(segment: LogSegmentData, txns?: PartitionTransactions): Promise<RemoteLogSegmentMetadata> {
     const committed = this.manifest(segment.partition).committedOffset;
     if (segment.lastOffset <= committed) {
       throw new TieringError('ALREADY_COMMITTED', `${this.topic}-${segment.partition} segment ${segment.baseOffset}..${segment.lastOffset} is already in the table (committed up to ${committed}); nothing to do`);
@@ -211,7 +222,9 @@ export class IcebergTopic {
       ...(this.typing.typers ? { typed: this.typing.typers } : {}),
     });
     await this.typing.converted(segment, converted);
+    const { deletes: aborted } = await writeTxnDeletes(this.io, this.table.location, { lastOffset: segment.lastOffset, ...converted }, txns);
     this.pendingFiles.set(key(segment.partition, segment.baseOffset), converted.dataFiles);
+    this.pendingDeletes.set(key(segment.partition, segment.baseOffset), aborted);
     return {
       topic: this.topic,
       partition: segment.partition,
@@ -221,6 +234,7 @@ export class IcebergTopic {
       sizeInBytes: segment.sizeInBytes,
       dataFiles: converted.dataFiles.map((f) => f.file_path),
       indexFiles: [...converted.indexFiles],
+      ...(aborted.length > 0 ? { deleteFiles: aborted.map((d) => d.file_path) } : {}),
       // In a schema mode `value` is also null where the typed columns rebuild the value: count tombstones.
       rows: converted.typed ? { ...rowCounts(converted.dataFiles), nullValues: converted.typed.counts.nulls } : rowCounts(converted.dataFiles),
     };
@@ -228,6 +242,8 @@ export class IcebergTopic {
 
   /** DataFiles of copied, uncommitted segments (the commit needs their metrics, not just their paths). */
   private readonly pendingFiles = new Map<string, readonly DataFile[]>();
+  /** Position delete files over the aborted transactional rows of copied, uncommitted segments. */
+  private readonly pendingDeletes = new Map<string, readonly DataFile[]>();
 
   /**
    * Commits copied segments (any partitions, offset order within each) in one snapshot. Segments the table
@@ -235,11 +251,11 @@ export class IcebergTopic {
    * history out of order throws OUT_OF_ORDER. A batch of control-only segments (no data files) commits a
    * snapshot without file changes. Resolves true once committed.
    */
-  commit(segments: readonly RemoteLogSegmentMetadata[]): Promise<boolean> {
-    return this.serial(() => this.doCommit(segments));
+  commit(segments: readonly RemoteLogSegmentMetadata[], txnsOf?: PartitionTxnLookup): Promise<boolean> {
+    return this.serial(() => this.doCommit(segments, txnsOf));
   }
 
-  private async doCommit(segments: readonly RemoteLogSegmentMetadata[]): Promise<boolean> {
+  private async doCommit(segments: readonly RemoteLogSegmentMetadata[], txnsOf: PartitionTxnLookup | undefined): Promise<boolean> {
     const byPartition = new Map<number, RemoteLogSegmentMetadata[]>();
     for (const s of [...segments].sort((a, b) => a.partition - b.partition || a.baseOffset - b.baseOffset)) {
       if (s.lastOffset <= this.manifest(s.partition).committedOffset) continue;
@@ -257,6 +273,9 @@ export class IcebergTopic {
     for (const [p, list] of byPartition) {
       const m = this.manifest(p);
       expected.set(p, m.committedOffset);
+      // Committed segments whose open transactions have ended since get their final deletes in this commit.
+      const settled = await this.settle(p, m.segments, update, txnsOf, dropped);
+      files += settled.changed;
       let committed = m.committedOffset;
       const added: SegmentEntry[] = [];
       for (const s of list) {
@@ -270,6 +289,11 @@ export class IcebergTopic {
         }
         let dataFiles = this.pendingFiles.get(key(p, s.baseOffset)) ?? [];
         let entry: SegmentEntry = { baseOffset: s.baseOffset, lastOffset: s.lastOffset, maxTimestamp: s.maxTimestamp, sizeInBytes: s.sizeInBytes, dataFiles: s.dataFiles, indexFiles: s.indexFiles };
+        // Aborted transactional rows are hidden in the same snapshot that adds their data files.
+        let aborted = this.pendingDeletes.get(key(p, s.baseOffset)) ?? [];
+        if (aborted.length !== (s.deleteFiles ?? []).filter(isTxnDeletes).length) {
+          throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${p} segment ${s.baseOffset}..${s.lastOffset} was copied with delete files this table did not write (or lost them); copy it again`);
+        }
         const deletes: DataFile[] = [];
         if (s.baseOffset < m.logStartOffset) {
           // DeleteRecords moved the start into this segment before it was committed: its rows below stay hidden,
@@ -279,9 +303,13 @@ export class IcebergTopic {
           deletes.push(...hidden.deletes);
           entry = hidden.entry;
           dataFiles = dataFiles.filter((f) => !hidden.removedData.includes(f.file_path));
-          dropped.push(...hidden.removedData, ...hidden.removedIndexes);
-          if (deletes.length > 0) entry = { ...entry, deleteFiles: deletes.map((d) => d.file_path) };
+          // The aborted rows of data files wholly below the start leave with them.
+          const gone = aborted.filter((d) => hidden.removedData.some((f) => deletesOf(f, d.file_path)));
+          aborted = aborted.filter((d) => !gone.includes(d));
+          dropped.push(...hidden.removedData, ...hidden.removedIndexes, ...gone.map((d) => d.file_path));
         }
+        deletes.push(...aborted);
+        if (deletes.length > 0) entry = { ...entry, deleteFiles: deletes.map((d) => d.file_path) };
         for (const f of dataFiles) {
           update.addFile(f);
           this.compaction.fileSizes.set(f.file_path, Number(f.file_size_in_bytes));
@@ -295,7 +323,7 @@ export class IcebergTopic {
       }
       // The first commit starts the remote log at its first segment, unless DeleteRecords already moved it higher.
       const logStartOffset = m.segments.length === 0 && m.committedOffset < 0 ? Math.max(m.logStartOffset, added[0]?.baseOffset ?? 0) : m.logStartOffset;
-      next.set(p, { partition: p, logStartOffset, committedOffset: committed, segments: [...m.segments, ...added] });
+      next.set(p, { partition: p, logStartOffset, committedOffset: committed, segments: [...settled.segments, ...added] });
     }
     // Segments holding only control batches add no rows: the snapshot then only moves the committed offsets
     // and the segment lists, so those segments are in the remote history and their local copies can go.
@@ -336,10 +364,45 @@ export class IcebergTopic {
     return true;
   }
 
+  /**
+   * Settles the undecided segments of partition `p` (txn-deletes.ts) the last stable offset has passed:
+   * into `update`, each one's `-open-txns` delete files are removed and the final ones (aborted rows only,
+   * if any) added. Returns the segments as they are after the update and how many files it changes; the
+   * removed files go to `retired` (deleted once the commit lands).
+   */
+  private async settle(p: number, segments: readonly SegmentEntry[], update: SnapshotUpdate, txnsOf: PartitionTxnLookup | undefined, retired: string[]): Promise<{ segments: SegmentEntry[]; changed: number }> {
+    const out: SegmentEntry[] = [];
+    let changed = 0;
+    for (const s of segments) {
+      const undecided = (s.deleteFiles ?? []).filter(isUndecidedDeletes);
+      const txns = undecided.length === 0 || txnsOf === undefined ? undefined : await txnsOf(p, s.baseOffset, s.lastOffset);
+      if (txns === undefined || txns.lastStableOffset <= s.lastOffset) {
+        out.push(s);
+        continue;
+      }
+      const tuples = await this.partitionTuples(p, s);
+      const dataFiles = s.dataFiles.map((f) => {
+        const partition = tuples.get(f);
+        if (partition === undefined) throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${p}: data file ${f} of segment ${s.baseOffset}..${s.lastOffset} is not live in the table; re-tier the partition`);
+        return { file_path: f, partition };
+      });
+      const { deletes } = await writeTxnDeletes(this.io, this.table.location, { lastOffset: s.lastOffset, dataFiles, indexFiles: s.indexFiles }, txns);
+      for (const f of undecided) update.deleteFile(f);
+      for (const d of deletes) update.addDeleteFile(d);
+      changed += undecided.length + deletes.length;
+      retired.push(...undecided);
+      const { deleteFiles: _old, ...rest } = s;
+      const kept = [...(s.deleteFiles ?? []).filter((f) => !isUndecidedDeletes(f)), ...deletes.map((d) => d.file_path)];
+      out.push(kept.length > 0 ? { ...rest, deleteFiles: kept } : rest);
+    }
+    return { segments: out, changed };
+  }
+
   private forget(byPartition: Map<number, RemoteLogSegmentMetadata[]>): void {
     for (const [p, list] of byPartition) {
       for (const s of list) {
         this.pendingFiles.delete(key(p, s.baseOffset));
+        this.pendingDeletes.delete(key(p, s.baseOffset));
         this.typing.forget(p, s.baseOffset);
       }
     }
@@ -429,11 +492,12 @@ export class IcebergTopic {
         // them; their objects (and indexes) are deleted once the commit lands.
         for (const f of removedData) update.deleteFile(f);
         retired.push(...removedData, ...removedIndexes);
-        // Ranges an operator hid (topic-runbook.ts) stay hidden while their data file stays.
+        // Ranges an operator hid (topic-runbook.ts) and aborted transactional rows (txn-deletes.ts) stay
+        // hidden while their data file stays.
         const hidden: string[] = [];
         for (const f of cut.deleteFiles ?? []) {
           if (fresh.has(f)) continue;
-          if (f.includes(HIDDEN_MARK) && !removedData.some((d) => deletesOf(d, f))) {
+          if ((f.includes(HIDDEN_MARK) || isTxnDeletes(f)) && !removedData.some((d) => deletesOf(d, f))) {
             hidden.push(f);
             continue;
           }

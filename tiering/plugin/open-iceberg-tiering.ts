@@ -41,6 +41,8 @@ export interface IcebergTieringSettings {
   readonly observer?: TieringObserver;
   /** Table maintenance: how often it runs (0: never) and how old an unreferenced file must be to go. */
   readonly maintenance?: { readonly intervalMs: number; readonly orphanWindowMs: number };
+  /** Copy no segment until the broker attaches its transaction state (plugin.attachTransactions). */
+  readonly waitForTransactions?: boolean;
 }
 
 export interface OpenedIcebergTiering {
@@ -103,6 +105,7 @@ export async function openIcebergTiering(settings: IcebergTieringSettings): Prom
     ...(settings.onInfo !== undefined ? { onInfo: settings.onInfo } : {}),
     ...(settings.onWarn !== undefined ? { onWarn: settings.onWarn } : {}),
     ...(settings.observer ? { observer: settings.observer } : {}),
+    ...(settings.waitForTransactions === true ? { waitForTransactions: true } : {}),
     ...(settings.maintenance ? { maintenanceIntervalMs: settings.maintenance.intervalMs, maintenance: { orphanWindowMs: settings.maintenance.orphanWindowMs } } : {}),
   });
   const { port, host, token } = settings.rest;

@@ -9,7 +9,9 @@
  * with the same snapshot as the start, hiding its rows below the start from table readers. At most one of
  * those per data file: a later start replaces them in its commit. A segment may also list an operator's
  * hides (`floe table hide`, topic-runbook.ts, named `-hidden-<from>-<to>`), any number per data file, which
- * a later start keeps. All of them leave the table with their data file.
+ * a later start keeps, and the deletes of transactional rows (txn-deletes.ts: `-aborted-txns`, or
+ * `-open-txns` while a transaction in it is open, replaced by a later commit), which a later start keeps
+ * too. All of them leave the table with their data file.
  *
  * Snapshot summary properties (per Kafka partition p):
  *   floe.kafka.committed-offset.<p>   highest offset committed to the table (Redpanda's idempotence key)

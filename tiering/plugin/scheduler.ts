@@ -6,7 +6,9 @@
  * only records the segment. Memory is bounded by the concurrency (the converter bounds each copy) and by
  * `maxUncommittedSegments` per topic, which forces an early commit.
  *
- * Failures are retried with capped exponential backoff; a segment the table already holds is dropped.
+ * Failures are retried with capped exponential backoff; a segment the table already holds is dropped. A
+ * copy that must wait for the broker's transaction state (the copy says NOT_STABLE) is not a failure: its
+ * partition waits, checking again every `stableRetryMs`.
  */
 import { TieringError, type LogSegmentData, type RemoteLogSegmentMetadata, type TieringObserver } from './api.js';
 
@@ -31,6 +33,8 @@ export interface SchedulerOptions {
   /** Backoff after a failure: base and cap in ms. */
   readonly retryBaseMs?: number;
   readonly retryMaxMs?: number;
+  /** How often a segment waiting for the transaction state (NOT_STABLE) is tried again (ms). Default 200. */
+  readonly stableRetryMs?: number;
 }
 
 interface PartitionQueue {
@@ -218,6 +222,11 @@ export class TieringScheduler {
     } catch (err) {
       if (err instanceof TieringError && err.code === 'ALREADY_COMMITTED') {
         q.segments.shift();
+        return;
+      }
+      if (err instanceof TieringError && err.code === 'NOT_STABLE') {
+        // Waiting for the transaction state is not a failure: no backoff growth, nothing to report.
+        q.retryAt = this.now() + (this.options.stableRetryMs ?? 200);
         return;
       }
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {

@@ -242,3 +242,33 @@ test('a version 1 producer snapshot (before transactions) still loads', async (t
   const again = await appender.append(plog, Buffer.from(s.batch), s.info, 't-0');
   assert.equal(again.duplicate, true, 'the v1 snapshot was used, not discarded');
 });
+
+test('aborted transactions wholly below the log start are dropped at a snapshot; a tiered log start keeps those its table still holds', async (t) => {
+  const { dir, defer } = await tempLogDir(t);
+  const plog = await PartitionLog.open({ dir });
+  defer(() => plog.close());
+  // The partition's log start, remote data included, as broker-tiering.ts reports it (0: the table holds everything).
+  let remoteStart = 0;
+  const appender = new PartitionAppender({ log, logStartOffset: (l) => Math.min(remoteStart, l.logStartOffset) });
+  defer(() => appender.close());
+  const first = transactional(5n, 0, 0, 3);
+  await appender.append(plog, Buffer.from(first.batch), first.info, 't-0'); // 0-2
+  await appender.appendMarker(plog, { producerId: 5n, epoch: 0, commit: false, coordinatorEpoch: 1 }); // 3
+  const second = transactional(5n, 0, 3, 2);
+  await appender.append(plog, Buffer.from(second.batch), second.info, 't-0'); // 4-5
+  await appender.appendMarker(plog, { producerId: 5n, epoch: 0, commit: false, coordinatorEpoch: 1 }); // 6
+  const state = await appender.readState(plog);
+  assert.deepEqual(state.txns.allAborted().map((a) => a.lastOffset), [3, 6]);
+
+  await plog.deleteRecordsBefore(5);
+  assert.equal(plog.logStartOffset, 5);
+  await appender.snapshot(plog);
+  assert.deepEqual(state.txns.allAborted().map((a) => a.lastOffset), [3, 6], 'the table still holds offsets 0-4: both aborted transactions stay');
+
+  remoteStart = 4; // retention (or DeleteRecords) reached the table
+  await appender.snapshot(plog);
+  assert.deepEqual(state.txns.allAborted().map((a) => a.lastOffset), [6], 'the transaction whose marker is below the log start is gone');
+  assert.deepEqual(state.txns.abortedOverlapping(4, 7).map((a) => a.firstOffset), [4], 'read_committed from the log start still learns of the other');
+  const snap = JSON.parse(await readFile(join(dir, PRODUCER_SNAPSHOT_FILE), 'utf8')) as { txns: { aborted: unknown[] } };
+  assert.deepEqual(snap.txns.aborted, [['5', 4, 6]], 'the snapshot holds the truncated list');
+});
