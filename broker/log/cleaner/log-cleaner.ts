@@ -55,7 +55,8 @@ export class LogCleaner {
   private readonly state = new WeakMap<PartitionLog, PartitionState>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
-  private stopped = true;
+  private started = false;
+  private stopped = false;
   private readonly clock: () => number;
   private throttleStart = 0;
   private throttleBytes = 0;
@@ -65,8 +66,8 @@ export class LogCleaner {
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
+    if (this.started || this.stopped) return;
+    this.started = true;
     this.schedule(this.options.backoffMs);
   }
 
