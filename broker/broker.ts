@@ -190,7 +190,7 @@ export class Broker {
     const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, ...(tiering ? { tiering } : {}), ...(cleaner ? { cleaner } : {}) };
     const broker = new Broker(services, server, router, readiness, admin);
     for (const handler of defaultHandlers(services)) router.register(handler);
-    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: () => server.connectionCount, tiering, topics });
+    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: () => server.connectionCount, tiering, topics, cleaner });
 
     if (config['schema.registry.port'] !== -1) {
       try {
