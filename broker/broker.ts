@@ -281,6 +281,7 @@ function startLogCleaner(config: BrokerConfig, logs: LogManager, appender: Parti
     lastStableOffset: async (_tp, plog) => (await appender.readState(plog)).txns.lastStableOffset(plog.logEndOffset),
     ...(tiering ? { mayClean: (tp: TopicPartition, base: number, last: number) => tiering.canDeleteSegment(tp, base, last) } : {}),
     onError: (err, tp) => log.warn('log cleaning failed; it will be retried', { err, topic: tp.topic, partition: tp.partition }),
+    onCleaning: (tp, plan) => log.info('cleaning a compacted partition', { topic: tp.topic, partition: tp.partition, segments: plan.segments.length, dirtyRatio: plan.dirtyRatio, reason: plan.reason }),
     onCleaned: (tp, s) => log.info('cleaned a compacted partition', { topic: tp.topic, partition: tp.partition, ...s }),
   });
   cleaner.start();

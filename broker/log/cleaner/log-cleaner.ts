@@ -27,6 +27,8 @@ export interface LogCleanerOptions {
   mayClean?: (tp: TopicPartition, baseOffset: number, lastOffset: number) => boolean | Promise<boolean>;
   clock?: () => number;
   onError?: (err: unknown, tp: TopicPartition) => void;
+  /** A clean of `tp` starts (its plan: segments, dirty ratio, why). */
+  onCleaning?: (tp: TopicPartition, plan: CleanPlan) => void;
   onCleaned?: (tp: TopicPartition, summary: { recordsRemoved: number; bytesRead: number; bytesWritten: number; reason: string }) => void;
 }
 
@@ -123,6 +125,7 @@ export class LogCleaner {
     if (best === undefined || this.stopped) return false;
     const { tp, log, plan, st } = best;
     try {
+      this.options.onCleaning?.(tp, plan);
       this.throttleStart = this.clock();
       this.throttleBytes = 0;
       const result = await cleanPartition(log, plan, { now, throttle: (n) => this.throttle(n) });
