@@ -15,6 +15,9 @@
  * that keeps one stamps its batch with a delete horizon (attribute bit 6, baseTimestamp = now +
  * delete.retention.ms, record timestamp deltas shifted so timestamps are unchanged); a later clean after the
  * horizon removes it. Records without a key are removed, as Kafka's cleaner does (produce refuses them).
+ * The last batch of each idempotent producer in the range is kept even when none of its records is: an
+ * empty batch with its producer id, epoch and sequence range, as Kafka keeps it for the producer state
+ * (idempotent, non-transactional batches only).
  */
 import { decodeRecordBatch, encodeRecordBatch, type RecordBatch } from '../../../protocol/record-batch/record-batch.js';
 import type { KafkaRecord, RecordInput } from '../../../protocol/record-batch/records.js';
@@ -28,6 +31,11 @@ export interface OffsetMap {
   readonly aborted: Set<number>;
   /** Base offsets of transactional data batches whose transaction has no marker in the range. */
   readonly undecided: Set<number>;
+  /**
+   * Base offsets of each idempotent producer's last data batch in the range: kept (empty if need be) so that
+   * the producer state rebuilt from the log still knows the producer's last sequence (Kafka's rule).
+   */
+  readonly producerLast: Set<number>;
 }
 
 export function keyOf(key: Buffer): string {
@@ -44,6 +52,7 @@ export class OffsetMapBuilder {
   private readonly latest = new Map<string, number>();
   private readonly aborted = new Set<number>();
   private readonly open = new Map<bigint, OpenTxn>();
+  private readonly lastOfProducer = new Map<bigint, number>();
 
   add(segmentBytes: Buffer): void {
     for (const { start } of iterateBatches(segmentBytes)) {
@@ -57,6 +66,7 @@ export class OffsetMapBuilder {
         else for (const [k, o] of txn.keys) this.put(k, o);
         continue;
       }
+      if (b.producerId >= 0n) this.lastOfProducer.set(b.producerId, base);
       let txn: OpenTxn | undefined;
       if (b.isTransactional) {
         txn = this.open.get(b.producerId);
@@ -79,7 +89,7 @@ export class OffsetMapBuilder {
   finish(): OffsetMap {
     const undecided = new Set<number>();
     for (const txn of this.open.values()) for (const o of txn.batches) undecided.add(o);
-    return { latest: this.latest, aborted: this.aborted, undecided };
+    return { latest: this.latest, aborted: this.aborted, undecided, producerLast: new Set(this.lastOfProducer.values()) };
   }
 }
 
@@ -148,6 +158,8 @@ export class BatchCleaner {
       }
       return b.hasDeleteHorizon ? buf.subarray(start, end) : this.rewrite(b, b.records, true);
     }
+    // Not for transactional batches: replaying an empty one whose marker is gone would reopen its transaction.
+    const keepEmpty = !b.isTransactional && this.map.producerLast.has(base);
     if (this.map.aborted.has(base)) {
       this.stats.recordsRemoved += b.records.length;
       return undefined;
@@ -162,7 +174,7 @@ export class BatchCleaner {
     }
     this.stats.recordsRemoved += b.records.length - kept.length;
     if (b.isTransactional && kept.length > 0) this.txnRetained.set(b.producerId, true);
-    if (kept.length === 0) return undefined;
+    if (kept.length === 0) return keepEmpty ? this.rewrite(b, [], false) : undefined;
     const stamp = tombstones && !b.hasDeleteHorizon;
     if (kept.length === b.records.length && !stamp) return buf.subarray(start, end);
     return this.rewrite(b, kept, stamp);

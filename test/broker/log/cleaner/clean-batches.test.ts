@@ -68,7 +68,7 @@ test('keeps the latest record per key at its original offset, across segments, w
     [4, 'b', '2'],
     [5, 'a', '3'],
   ]);
-  assert.deepEqual(all.map(([o, , , ts]) => ts), [T0 + 3, T0 + 4, T0 + 5], 'timestamps unchanged');
+  assert.deepEqual(all.map(([, , , ts]) => ts), [T0 + 3, T0 + 4, T0 + 5], 'timestamps unchanged');
   assert.equal(cleaner.stats.recordsRemoved, 3);
   assert.equal(cleaner.stats.recordsRead, 6);
   // The second segment was already all-latest: its bytes are the original ones.
@@ -166,4 +166,14 @@ test('a batch with nothing left is removed; an empty segment cleans to no bytes'
   const { out } = clean([seg1, seg2], T0 + 1);
   assert.equal((out[0] as Buffer).length, 0);
   assert.ok((out[1] as Buffer).equals(seg2));
+});
+
+test('the last batch of an idempotent producer stays, empty, with its producer fields and offset range', () => {
+  const seg1 = Buffer.concat([batch(0, [{ key: 'a', value: '1' }, { key: 'b', value: '1' }], { producerId: 4n, epoch: 2, seq: 10 }), batch(2, [{ key: 'a', value: '2' }], { producerId: 4n, epoch: 2, seq: 12 })]);
+  const seg2 = batch(3, [{ key: 'a', value: '3' }, { key: 'b', value: '2' }]);
+  const { out } = clean([seg1, seg2], T0 + 1);
+  const kept = batches(out[0] as Buffer);
+  assert.equal(kept.length, 1, 'the earlier batch of the producer goes');
+  const [last] = kept;
+  assert.deepEqual([last?.baseOffset, last?.lastOffsetDelta, last?.producerId, last?.producerEpoch, last?.baseSequence, last?.records.length], [2n, 0, 4n, 2, 12, 0]);
 });
