@@ -115,23 +115,53 @@ export interface CleanOptions {
   afterSwapWritten?: () => Promise<void>;
 }
 
+/** Thrown when a planned segment was deleted (retention, DeleteRecords) during the clean: it stops. */
+class SegmentGone extends Error {}
+
 async function readSegment(seg: LogSegment, throttle: CleanOptions['throttle']): Promise<Buffer> {
   await throttle?.(seg.size);
-  const bytes = await readFile(seg.logPath);
-  return bytes.length > seg.size ? bytes.subarray(0, seg.size) : bytes;
+  if (seg.retired) throw new SegmentGone();
+  try {
+    const bytes = await readFile(seg.logPath);
+    return bytes.length > seg.size ? bytes.subarray(0, seg.size) : bytes;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && seg.retired) throw new SegmentGone();
+    throw err;
+  }
 }
 
-/** Cleans the planned range of `log`. */
+/**
+ * Cleans the planned range of `log`. Stops early, with the groups swapped so far, when retention or
+ * DeleteRecords removed a planned segment meanwhile.
+ */
 export async function cleanPartition(log: PartitionLog, plan: CleanPlan, options: CleanOptions): Promise<CleanResult> {
   const config = log.topicConfig;
   const builder = new OffsetMapBuilder();
-  for (const seg of plan.segments) builder.add(await readSegment(seg, options.throttle));
-  const cleaner = new BatchCleaner(builder.finish(), options.now, config.deleteRetentionMs);
   const groups = groupSegments(plan.segments, config.segmentBytes);
+  const end = plan.segments[plan.segments.length - 1];
+  const result = (stats: CleanStats, swapped: number, nextDeleteHorizon: number): CleanResult => ({
+    stats,
+    groupsSwapped: swapped,
+    groupsPlanned: groups.length,
+    cleanedTo: end === undefined ? 0 : end.nextOffset,
+    nextDeleteHorizon,
+  });
+  try {
+    for (const seg of plan.segments) builder.add(await readSegment(seg, options.throttle));
+  } catch (err) {
+    if (err instanceof SegmentGone) return result(new BatchCleaner(builder.finish(), options.now, 0).stats, 0, Infinity);
+    throw err;
+  }
+  const cleaner = new BatchCleaner(builder.finish(), options.now, config.deleteRetentionMs);
   let swapped = 0;
   for (const group of groups) {
     const parts: Buffer[] = [];
-    for (const seg of group) parts.push(cleaner.clean(await readSegment(seg, options.throttle)));
+    try {
+      for (const seg of group) parts.push(cleaner.clean(await readSegment(seg, options.throttle)));
+    } catch (err) {
+      if (err instanceof SegmentGone) break;
+      throw err;
+    }
     const data = Buffer.concat(parts);
     await options.throttle?.(data.length);
     const first = group[0] as LogSegment;
@@ -142,12 +172,5 @@ export async function cleanPartition(log: PartitionLog, plan: CleanPlan, options
     if (!(await log.replaceSegments(group, swapPath, range))) break;
     swapped++;
   }
-  const end = plan.segments[plan.segments.length - 1];
-  return {
-    stats: cleaner.stats,
-    groupsSwapped: swapped,
-    groupsPlanned: groups.length,
-    cleanedTo: end === undefined ? 0 : end.nextOffset,
-    nextDeleteHorizon: cleaner.nextDeleteHorizon,
-  };
+  return result(cleaner.stats, swapped, cleaner.nextDeleteHorizon);
 }

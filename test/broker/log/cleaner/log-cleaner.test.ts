@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { LogCleaner, readCleanerCheckpoint } from '../../../../broker/log/cleaner/log-cleaner.js';
+import { cleanPartition, planClean } from '../../../../broker/log/cleaner/clean-partition.js';
 import { PartitionLog } from '../../../../broker/log/partition-log.js';
 import type { LogTopicConfig } from '../../../../broker/log/config.js';
 import { closeBeforeRemoving, tempDir } from '../batches.js';
@@ -157,5 +158,21 @@ test('fetches running during cleans always see whole, ordered batches and reach 
   await Promise.all(readers);
   assert.ok(reads > 0);
   assert.deepEqual(await readLog(log, 0), reference(written, activeBase(log)));
+  assert.ok(!(await readdir(log.dir)).some((n) => n.endsWith('.swap') || n.endsWith('.cleaned')), 'no swap files left');
+});
+
+test('a clean whose segments retention or DeleteRecords removed meanwhile swaps nothing and leaves no file behind', async (t) => {
+  const dir = await tempDir(t);
+  const now = T0 + 60_000;
+  const { log } = await openCompacted(dir, BASE, () => now);
+  await writeUpdates(log, 120, 3);
+  const plan = await planClean(log, { now, lastStableOffset: log.logEndOffset, firstDirtyOffset: 0 });
+  const second = plan.segments[1];
+  assert.ok(second !== undefined);
+  await log.deleteRecordsBefore(second.baseOffset); // the first planned segment goes
+  const before = await readLog(log);
+  const result = await cleanPartition(log, plan, { now });
+  assert.equal(result.groupsSwapped, 0);
+  assert.deepEqual(await readLog(log), before, 'the log is as DeleteRecords left it');
   assert.ok(!(await readdir(log.dir)).some((n) => n.endsWith('.swap') || n.endsWith('.cleaned')), 'no swap files left');
 });
