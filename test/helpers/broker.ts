@@ -47,7 +47,7 @@ export function withAdminDefault(flags: readonly string[]): string[] {
 }
 
 /** Starts a broker in this process. `flags` are CLI-style settings (`--num.partitions=3`). */
-export async function startBroker(flags: string[] = [], options: { dataDir?: string; keepData?: boolean } = {}): Promise<TestBroker> {
+export async function startBroker(flags: string[] = [], options: { dataDir?: string; keepData?: boolean; /** Receives the broker's warn and error log lines (JSON). */ warnings?: string[] } = {}): Promise<TestBroker> {
   const dataDir = options.dataDir ?? (await tempDir());
   const loaded = loadConfig({
     argv: ['--listeners=PLAINTEXT://127.0.0.1:0', `--log.dirs=${dataDir}`, '--group.initial.rebalance.delay.ms=0', ...withAdminDefault(withTieringDefault(flags))],
@@ -55,7 +55,8 @@ export async function startBroker(flags: string[] = [], options: { dataDir?: str
   });
   if (loaded.help) throw new Error('unexpected --help');
   const level = (process.env.FLOE_TEST_LOG_LEVEL ?? 'silent') as LogLevel;
-  const broker = await Broker.start(loaded.config, createLogger(level));
+  const warnings = options.warnings;
+  const broker = await Broker.start(loaded.config, warnings ? createLogger('warn', (line) => void warnings.push(line)) : createLogger(level));
   return {
     broker,
     port: broker.port,
