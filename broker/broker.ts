@@ -8,7 +8,8 @@ import { setLogAppendTime } from '../protocol/record-batch/record-batch.js';
 import { parseListener } from './config/config.js';
 import type { BrokerConfig } from './config/settings.js';
 import type { Logger } from './logger.js';
-import { LogManager } from './log/log-manager.js';
+import { LogManager, type TopicPartition } from './log/log-manager.js';
+import { LogCleaner } from './log/cleaner/log-cleaner.js';
 import { EmbeddedMetadataStore } from './metadata/embedded-metadata-store.js';
 import type { MetadataStore } from './metadata/metadata-store.js';
 import { Router } from './router.js';
@@ -82,6 +83,8 @@ export interface BrokerServices {
   readonly tiering?: BrokerTiering;
   /** The built-in schema registry, unless schema.registry.port is -1 (started after the Kafka listener). */
   schemaRegistry?: SchemaRegistry;
+  /** Log compaction of cleanup.policy=compact topics, unless log.cleaner.enable is false. */
+  readonly cleaner?: LogCleaner;
 }
 
 export interface BrokerStartOptions {
@@ -188,10 +191,11 @@ export class Broker {
     // Before the listener: transactions a crash left half-finished complete or abort first.
     const transactions = await Transactions.open({ dataDir, settings: config, metadata, topics, appender, offsets: groups.offsets.store, log: log.child({ logger: 'transactions' }) });
     readiness.done('transactions');
-    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, ...(tiering ? { tiering } : {}) };
+    const cleaner = config['log.cleaner.enable'] ? startLogCleaner(config, logs, appender, tiering, log.child({ logger: 'log-cleaner' })) : undefined;
+    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, ...(tiering ? { tiering } : {}), ...(cleaner ? { cleaner } : {}) };
     const broker = new Broker(services, server, router, readiness, admin);
     for (const handler of defaultHandlers(services)) router.register(handler);
-    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: () => server.connectionCount, tiering, topics });
+    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: () => server.connectionCount, tiering, topics, cleaner });
 
     if (config['schema.registry.port'] !== -1) {
       try {
@@ -255,6 +259,7 @@ export class Broker {
       await this.services.groups.close(); // waiting joins answer NOT_COORDINATOR; acknowledged commits are on disk
       await this.services.schemaRegistry?.stop(); // no new registrations; acknowledged ones are on disk
       await this.server.close(config['shutdown.timeout.ms']);
+      await this.services.cleaner?.stop(); // a clean in progress finishes its swap; before the logs close
       await this.services.appender.close(); // producer state snapshots, before the logs close
       await this.services.tiering?.stop(); // commits what it copied; before the logs close under it
       await logs.close();
@@ -264,6 +269,28 @@ export class Broker {
     })();
     return this.stopping;
   }
+}
+
+/**
+ * The log cleaner, wired to the broker: cleaning stops at each partition's last stable offset (the
+ * producer state's open transactions), and a tiered topic's segment is cleaned only once its table holds
+ * it (the same gate as local deletion), so tiering never reads a cleaned segment: the table keeps every
+ * record, and cleaning cannot make tiering convert a segment twice or skip one.
+ */
+function startLogCleaner(config: BrokerConfig, logs: LogManager, appender: PartitionAppender, tiering: BrokerTiering | undefined, log: Logger): LogCleaner {
+  const rate = config['log.cleaner.io.max.bytes.per.second'];
+  const cleaner = new LogCleaner({
+    logs,
+    backoffMs: config['log.cleaner.backoff.ms'],
+    ioMaxBytesPerSecond: rate >= Number.MAX_SAFE_INTEGER ? Infinity : rate,
+    lastStableOffset: async (_tp, plog) => (await appender.readState(plog)).txns.lastStableOffset(plog.logEndOffset),
+    ...(tiering ? { mayClean: (tp: TopicPartition, base: number, last: number) => tiering.canDeleteSegment(tp, base, last) } : {}),
+    onError: (err, tp) => log.warn('log cleaning failed; it will be retried', { err, topic: tp.topic, partition: tp.partition }),
+    onCleaning: (tp, plan) => log.info('cleaning a compacted partition', { topic: tp.topic, partition: tp.partition, segments: plan.segments.length, dirtyRatio: plan.dirtyRatio, reason: plan.reason }),
+    onCleaned: (tp, s) => log.info('cleaned a compacted partition', { topic: tp.topic, partition: tp.partition, ...s }),
+  });
+  cleaner.start();
+  return cleaner;
 }
 
 /** One handler per API; each gets only the services it needs. */

@@ -23,6 +23,8 @@ import { registerPartitionMetrics } from './partition-metrics.js';
 import type { Readiness } from './readiness.js';
 import { healthRoutes, metricsRoutes } from './routes.js';
 import { registerServiceMetrics } from './service-metrics.js';
+import { registerCleanerMetrics } from './cleaner-metrics.js';
+import type { LogCleanerMetrics } from '../log/cleaner/log-cleaner.js';
 import { registerQualityMetrics, registerTableMetrics } from './table-metrics.js';
 
 export interface AdminSources {
@@ -33,6 +35,8 @@ export interface AdminSources {
   readonly connections: () => number;
   readonly tiering: BrokerTiering | undefined;
   readonly topics: TopicManager;
+  /** The log cleaner, when log.cleaner.enable is on. */
+  readonly cleaner?: { readonly metrics: LogCleanerMetrics } | undefined;
 }
 
 export interface AdminPort {
@@ -76,6 +80,7 @@ export async function startAdminPort(options: { config: BrokerConfig; log: Logge
       attached = true;
       registerServiceMetrics(metrics, sources);
       registerPartitionMetrics(metrics, sources);
+      if (sources.cleaner !== undefined) registerCleanerMetrics(metrics, sources.cleaner);
       if (sources.tiering !== undefined) registerTableMetrics(metrics, { metadata: sources.metadata, tiering: sources.tiering, log: sources.log });
       // The status page's history and the JSON API (api-routes.ts) read the same sources.
       const partitions = new PartitionReader({ logs: sources.logs, tiering: sources.tiering });

@@ -7,7 +7,8 @@
  *
  * Per partition, in Kafka's order: the topic exists (auto-created if enabled) and the partition is in range;
  * exactly one batch (ProduceRequest.validateRecords for v3+, else INVALID_RECORD); validateBatch (magic, size
- * vs max.message.bytes, CRC, codec, records); no control batches from clients (INVALID_RECORD); a
+ * vs max.message.bytes, CRC, codec, records); no control batches from clients (INVALID_RECORD); every record
+ * keyed on a topic whose cleanup.policy includes compact (INVALID_RECORD, as Kafka's LogValidator); a
  * transactional batch must come from the producer id and epoch of an open transaction that holds the
  * partition (KIP-890 verification against the transaction coordinator; INVALID_TXN_STATE otherwise, or
  * INVALID_PRODUCER_EPOCH for a fenced epoch, as Kafka answers); then the idempotence check and the append,
@@ -25,7 +26,8 @@ import type { BrokerConfig } from '../config/settings.js';
 import type { TopicRecord } from '../metadata/metadata-store.js';
 import type { PartitionAppender } from '../producers/partition-appender.js';
 import type { ProducerBatch } from '../producers/producer-state.js';
-import { effectiveConfigs, numericConfig, validateTopicName } from '../topics/topic-configs.js';
+import { compacts, effectiveConfigs, numericConfig, validateTopicName } from '../topics/topic-configs.js';
+import { decodeRecordBatch } from '../../protocol/record-batch/record-batch.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
 import type { TxnCoordinator } from '../transactions/txn-coordinator.js';
@@ -57,6 +59,7 @@ export class ProduceHandler implements ApiHandler {
   readonly minVersion = 0;
   readonly maxVersion = 11;
   private readonly maxMessageBytes = new WeakMap<TopicRecord, number>();
+  private readonly compacts = new WeakMap<TopicRecord, boolean>();
   /**
    * Requests that had to wait (auto-creating a topic, or a partition log still opening) and those behind
    * them: appends are queued in request order, so a later request must not overtake one that is waiting.
@@ -197,6 +200,11 @@ export class ProduceHandler implements ApiHandler {
     if ((header.attributes & ATTR_CONTROL) !== 0) {
       throw new KafkaError(ErrorCode.INVALID_RECORD, `Clients may not write control batches (to ${where}); only the transaction coordinator writes them.`);
     }
+    if (this.compactsOf(topic)) {
+      // Kafka's LogValidator: the cleaner keeps the latest record per key, so a record needs a key.
+      const keyless = decodeRecordBatch(records, 0, { verifyCrc: false }).records.findIndex((r) => r.key === null);
+      if (keyless >= 0) throw new KafkaError(ErrorCode.INVALID_RECORD, `Compacted topic cannot accept message without key in topic partition ${where} (record ${keyless} of the batch); give every record a key or use cleanup.policy=delete.`);
+    }
     const transactional = (header.attributes & ATTR_TRANSACTIONAL) !== 0;
     if (header.producerId < 0n) {
       if (transactional) throw new KafkaError(ErrorCode.INVALID_RECORD, `Transactional batch for ${where} has no producer id; a transactional producer gets one from InitProducerId.`);
@@ -209,6 +217,15 @@ export class ProduceHandler implements ApiHandler {
       batch: records,
       producer: { producerId: header.producerId, epoch: header.producerEpoch, firstSeq: header.baseSequence, offsetCount: header.lastOffsetDelta + 1, transactional },
     };
+  }
+
+  private compactsOf(topic: TopicRecord): boolean {
+    let c = this.compacts.get(topic);
+    if (c === undefined) {
+      c = compacts(effectiveConfigs(topic.configs, this.config));
+      this.compacts.set(topic, c);
+    }
+    return c;
   }
 
   private maxMessageBytesOf(topic: TopicRecord): number {

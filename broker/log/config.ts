@@ -16,6 +16,12 @@ export interface LogTopicConfig {
   'flush.ms'?: number;
   'index.interval.bytes'?: number;
   'message.timestamp.type'?: 'CreateTime' | 'LogAppendTime';
+  /** cleanup.policy includes compact: the log cleaner keeps the latest record per key. */
+  compact?: boolean;
+  'delete.retention.ms'?: number;
+  'min.compaction.lag.ms'?: number;
+  'max.compaction.lag.ms'?: number;
+  'min.cleanable.dirty.ratio'?: number;
 }
 
 /** The resolved, validated and frozen form. `Infinity` stands for "never" / "unlimited". */
@@ -28,6 +34,12 @@ export interface LogConfig {
   readonly flushMs: number;
   readonly indexIntervalBytes: number;
   readonly messageTimestampType: 'CreateTime' | 'LogAppendTime';
+  readonly compact: boolean;
+  /** How long tombstones and emptied transaction markers survive after the cleaner first saw them. */
+  readonly deleteRetentionMs: number;
+  readonly minCompactionLagMs: number;
+  readonly maxCompactionLagMs: number;
+  readonly minCleanableDirtyRatio: number;
 }
 
 /** Kafka's defaults: 1 GiB segments, 7-day segments and retention, no explicit fsync, 4 KiB index interval. */
@@ -40,6 +52,11 @@ export const LOG_DEFAULTS: LogConfig = Object.freeze({
   flushMs: Infinity,
   indexIntervalBytes: 4096,
   messageTimestampType: 'CreateTime',
+  compact: false,
+  deleteRetentionMs: 24 * 60 * 60 * 1000,
+  minCompactionLagMs: 0,
+  maxCompactionLagMs: Infinity,
+  minCleanableDirtyRatio: 0.5,
 });
 
 /** Smallest segment Kafka accepts (log.segment.bytes has at least 14 bytes; we need room for one header). */
@@ -58,6 +75,14 @@ function count(name: string, value: number | undefined, fallback: number, min: n
   }
   if (value < min) throw new LogError('INVALID_CONFIG', `${name} must be >= ${min}, got ${value}`);
   return value > Number.MAX_SAFE_INTEGER ? Infinity : Math.floor(value);
+}
+
+function ratio(value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) {
+    throw new LogError('INVALID_CONFIG', `min.cleanable.dirty.ratio must be a number in [0, 1], got ${String(value)}`);
+  }
+  return value;
 }
 
 /** Resolves topic configs into a LogConfig, validating ranges the way Kafka's LogConfig does. */
@@ -79,5 +104,10 @@ export function resolveLogConfig(topic: LogTopicConfig = {}, defaults: LogConfig
     flushMs: count('flush.ms', topic['flush.ms'], defaults.flushMs, 0, false),
     indexIntervalBytes: count('index.interval.bytes', topic['index.interval.bytes'], defaults.indexIntervalBytes, 0, false),
     messageTimestampType: type,
+    compact: topic.compact ?? defaults.compact,
+    deleteRetentionMs: count('delete.retention.ms', topic['delete.retention.ms'], defaults.deleteRetentionMs, 0, false),
+    minCompactionLagMs: count('min.compaction.lag.ms', topic['min.compaction.lag.ms'], defaults.minCompactionLagMs, 0, false),
+    maxCompactionLagMs: count('max.compaction.lag.ms', topic['max.compaction.lag.ms'], defaults.maxCompactionLagMs, 1, false),
+    minCleanableDirtyRatio: ratio(topic['min.cleanable.dirty.ratio'], defaults.minCleanableDirtyRatio),
   });
 }

@@ -7,6 +7,12 @@ export const LOG_SUFFIX = '.log';
 export const INDEX_SUFFIX = '.index';
 export const TIME_INDEX_SUFFIX = '.timeindex';
 export const TMP_SUFFIX = '.tmp';
+/** A cleaned segment being written by the log cleaner; removed at open (the clean never finished). */
+export const CLEANED_SUFFIX = '.log.cleaned';
+/** A complete cleaned segment that replaces the segments in its range: `<base>-<end>.log.swap`. */
+export const SWAP_SUFFIX = '.log.swap';
+/** Beside a segment the cleaner wrote: its offsets have gaps (removed records), which recovery must accept. */
+export const COMPACTED_SUFFIX = '.compacted';
 /** Written on clean close, removed on open; its absence means the last segment must be recovered. */
 export const CLEAN_SHUTDOWN_FILE = '.clean-shutdown';
 export const LOG_START_CHECKPOINT_FILE = 'log-start-offset.checkpoint';

@@ -4,14 +4,17 @@ import { BATCH_HEADER_SIZE, BATCH_OFFSETS, setBaseOffset } from '../../protocol/
 import { batchSizeAt } from './batch-scan.js';
 import { type LogConfig, type LogTopicConfig, resolveLogConfig } from './config.js';
 import { LogError } from './errors.js';
+import { completeSwap, recoverSwaps, type SwapRange } from './cleaner/segment-swap.js';
 import {
   CLEAN_SHUTDOWN_FILE,
+  COMPACTED_SUFFIX,
   INDEX_SUFFIX,
   LOG_START_CHECKPOINT_FILE,
   LOG_SUFFIX,
   TIME_INDEX_SUFFIX,
   TMP_SUFFIX,
   parseSegmentFileName,
+  segmentFileName,
   syncDir,
   unlinkIfExists,
   writeFileAtomic,
@@ -96,6 +99,8 @@ export interface RecoveryReport {
   rebuiltIndexes: number;
   /** Segments deleted because an earlier segment was corrupt (their offsets can't be trusted). */
   deletedSegments: number;
+  /** Log cleaner swaps that a crash interrupted and open() finished. */
+  finishedSwaps: number;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -148,6 +153,8 @@ export class PartitionLog {
     const clock = options.clock ?? Date.now;
     const dir = options.dir;
     await mkdir(dir, { recursive: true });
+    // A log cleaner's swap interrupted by a crash is finished (or its unfinished output discarded) first.
+    const swapped = await recoverSwaps(dir, await readdir(dir));
     const names = await readdir(dir);
     const bases: number[] = [];
     for (const name of names) {
@@ -158,7 +165,7 @@ export class PartitionLog {
     bases.sort((a, b) => a - b);
     // Index files whose log is gone (a deletion interrupted by a crash).
     for (const name of names) {
-      const base = parseSegmentFileName(name, INDEX_SUFFIX) ?? parseSegmentFileName(name, TIME_INDEX_SUFFIX);
+      const base = parseSegmentFileName(name, INDEX_SUFFIX) ?? parseSegmentFileName(name, TIME_INDEX_SUFFIX) ?? parseSegmentFileName(name, COMPACTED_SUFFIX);
       if (base !== undefined && !bases.includes(base)) await unlinkIfExists(join(dir, name));
     }
     const cleanShutdown = names.includes(CLEAN_SHUTDOWN_FILE);
@@ -167,7 +174,7 @@ export class PartitionLog {
       await unlinkIfExists(join(dir, CLEAN_SHUTDOWN_FILE));
       await syncDir(dir);
     }
-    const report: RecoveryReport = { cleanShutdown, segments: 0, truncatedBytes: 0, rebuiltIndexes: 0, deletedSegments: 0 };
+    const report: RecoveryReport = { cleanShutdown, segments: 0, truncatedBytes: 0, rebuiltIndexes: 0, deletedSegments: 0, finishedSwaps: swapped };
     const segments: LogSegment[] = [];
     try {
       for (let i = 0; i < bases.length; i++) {
@@ -177,14 +184,15 @@ export class PartitionLog {
         if (prev !== undefined && base < prev.nextOffset) {
           throw new LogError('KAFKA_STORAGE_ERROR', `segment ${base} in ${dir} overlaps the previous segment (ends at ${prev.nextOffset}); move the partition directory aside and restart`);
         }
-        const { segment, truncatedBytes, rebuilt } = await LogSegment.open(dir, base, config.indexIntervalBytes, !cleanShutdown && isLast);
+        const compacted = names.includes(segmentFileName(base, COMPACTED_SUFFIX));
+        const { segment, truncatedBytes, rebuilt } = await LogSegment.open(dir, base, config.indexIntervalBytes, !cleanShutdown && isLast, compacted);
         segments.push(segment);
         report.truncatedBytes += truncatedBytes;
         if (rebuilt) report.rebuiltIndexes++;
         if (truncatedBytes > 0 && !isLast) {
           // Like Kafka: after a corrupt batch, later segments can't be trusted to follow on.
           for (const later of bases.slice(i + 1)) {
-            for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX]) {
+            for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, COMPACTED_SUFFIX]) {
               await unlinkIfExists(join(dir, String(later).padStart(20, '0') + suffix));
             }
             report.deletedSegments++;
@@ -430,7 +438,18 @@ export class PartitionLog {
     }
     const upper = Math.min(options.maxOffset ?? logEndOffset, logEndOffset);
     const minOneBatch = options.minOneBatch ?? true;
-    const segs = this.segments;
+    for (;;) {
+      const segs = this.segments;
+      try {
+        return await this.readFrom(segs, fetchOffset, maxBytes, upper, minOneBatch, logStartOffset, logEndOffset);
+      } catch (err) {
+        // The log cleaner replaced a segment under this read: read again from the new list.
+        if (segs === this.segments || this.closed || !segs.some((s) => s.retired && !this.segments.includes(s))) throw err;
+      }
+    }
+  }
+
+  private async readFrom(segs: readonly LogSegment[], fetchOffset: number, maxBytes: number, upper: number, minOneBatch: boolean, logStartOffset: number, logEndOffset: number): Promise<LogReadResult> {
     const from = floorSegment(segs, fetchOffset);
     if (from < 0) {
       // Its segment was deleted while this read started (retention): never answer with a later segment's batches.
@@ -521,7 +540,10 @@ export class PartitionLog {
       let total = this.size;
       return this.deleteOldest((seg) => {
         const ts = seg.maxTimestamp >= 0 ? seg.maxTimestamp : (seg.rollBaseMs ?? now);
-        const expired = now - ts > retentionMs || total - seg.size >= retentionBytes;
+        // With retention on (compact,delete), an empty closed segment (the cleaner removed every record of
+        // it) holds nothing to keep; with compact alone the log start never moves.
+        const bounded = Number.isFinite(retentionMs) || Number.isFinite(retentionBytes);
+        const expired = (bounded && seg.isEmpty) || now - ts > retentionMs || total - seg.size >= retentionBytes;
         if (expired) total -= seg.size;
         return expired;
       });
@@ -596,6 +618,46 @@ export class PartitionLog {
 
   private async writeCheckpoint(): Promise<void> {
     await writeFileAtomic(this.dir, join(this.dir, LOG_START_CHECKPOINT_FILE), Buffer.from(`${this.startOffset}\n`));
+  }
+
+  /**
+   * For the log cleaner: the closed segments, oldest first, that are sealed (fsynced) and so will not
+   * change until the cleaner itself replaces them. The active segment is never among them.
+   */
+  cleanableSegments(): readonly LogSegment[] {
+    const segs = this.segments;
+    const out: LogSegment[] = [];
+    for (const s of segs.slice(0, -1)) {
+      if (this.sealing.has(s)) break;
+      out.push(s);
+    }
+    return out;
+  }
+
+  /**
+   * For the log cleaner: replaces `inputs` (consecutive segments of this log) with the cleaned segment held
+   * in the swap file at `swapPath` (see cleaner/segment-swap.ts), in memory and on disk. Returns false, and
+   * deletes the swap file, when the inputs are no longer all in the log (retention or DeleteRecords ran).
+   * Readers of the old segments finish on the old files; reads that start later see the new segment.
+   */
+  async replaceSegments(inputs: readonly LogSegment[], swapPath: string, range: SwapRange): Promise<boolean> {
+    const first = inputs[0];
+    if (first === undefined || first.baseOffset !== range.base) throw new LogError('KAFKA_STORAGE_ERROR', `cleaned segment ${swapPath} does not start at its inputs' base offset`);
+    const { segment: fresh } = await LogSegment.open(this.dir, range.base, this.config.indexIntervalBytes, true, true, swapPath);
+    return this.serial(async () => {
+      const at = this.closed || this.failure !== undefined ? -1 : this.segments.indexOf(first);
+      const intact = at >= 0 && at + inputs.length < this.segments.length && inputs.every((s, i) => this.segments[at + i] === s);
+      if (!intact) {
+        await fresh.close();
+        await unlinkIfExists(swapPath);
+        return false;
+      }
+      this.segments = [...this.segments.slice(0, at), fresh, ...this.segments.slice(at + inputs.length)];
+      await completeSwap(this.dir, range);
+      await fresh.persistIndexes(true);
+      await Promise.all(inputs.map((s) => s.retire()));
+      return true;
+    });
   }
 
   /** Flushes everything, writes the indexes and the clean-shutdown marker, and closes the files. */

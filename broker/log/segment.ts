@@ -3,7 +3,7 @@ import { constants, writeSync } from 'node:fs';
 import { BATCH_HEADER_SIZE, BATCH_OFFSETS } from '../../protocol/record-batch/header.js';
 import { batchSizeAt, readFully, scanFile } from './batch-scan.js';
 import { LogError } from './errors.js';
-import { INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, segmentPath, unlinkIfExists, writeFileAtomic } from './files.js';
+import { COMPACTED_SUFFIX, INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, segmentPath, unlinkIfExists, writeFileAtomic } from './files.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 
@@ -34,6 +34,8 @@ export interface SegmentRead {
 const EMPTY = Buffer.alloc(0);
 /** Batch attributes bit 3: the timestamps are LogAppendTime. */
 const TIMESTAMP_TYPE_BIT = 0x08;
+/** Batch attributes bit 6: baseTimestamp holds the cleaner's delete horizon, not the first record's time. */
+const DELETE_HORIZON_BIT = 0x40;
 /** Bytes of a header needed to know a batch's offsets and max timestamp. */
 const HEADER_NEED = BATCH_OFFSETS.maxTimestamp + 8;
 
@@ -65,6 +67,8 @@ export class LogSegment {
   private idle: (() => void) | undefined;
   /** True when the index files on disk are not known to match the in-memory indexes. */
   private indexesDirty = true;
+  /** Written by the log cleaner: offsets may have gaps between batches. */
+  compacted = false;
 
   private constructor(
     readonly dir: string,
@@ -110,10 +114,12 @@ export class LogSegment {
     baseOffset: number,
     indexIntervalBytes: number,
     recover: boolean,
+    compacted = false,
+    path = segmentPath(dir, baseOffset, LOG_SUFFIX),
   ): Promise<{ segment: LogSegment; truncatedBytes: number; rebuilt: boolean }> {
-    const path = segmentPath(dir, baseOffset, LOG_SUFFIX);
     const handle = await open(path, constants.O_RDWR);
     const seg = new LogSegment(dir, baseOffset, handle, indexIntervalBytes);
+    seg.compacted = compacted;
     try {
       const fileSize = (await handle.stat()).size;
       if (!recover && (await seg.loadIndexes(fileSize))) return { segment: seg, truncatedBytes: 0, rebuilt: false };
@@ -135,7 +141,7 @@ export class LogSegment {
     const end = await scanFile(this.handle, 0, fileSize, (pos, b) => {
       // The log assigns offsets itself, so they are contiguous from the segment's base: a jump means the
       // base offset (outside the CRC) is corrupt.
-      if (b.baseOffset !== this.nextOffset) return false;
+      if (this.compacted ? b.baseOffset < this.nextOffset : b.baseOffset !== this.nextOffset) return false;
       this.observe(pos, b.baseOffset, b.lastOffset, b.sizeInBytes, b.maxTimestamp, true);
       return true;
     });
@@ -173,7 +179,8 @@ export class LogSegment {
     let tailMax = -1;
     let tailMaxOffset = this.baseOffset;
     const end = await scanFile(this.handle, tailStart, fileSize, (pos, b) => {
-      if (b.baseOffset !== (first ? (expectedFirst ?? this.baseOffset) : this.nextOffset)) return false;
+      if (first ? b.baseOffset !== (expectedFirst ?? b.baseOffset) : this.compacted ? b.baseOffset < this.nextOffset : b.baseOffset !== this.nextOffset) return false;
+      if (first && expectedFirst === undefined && !this.compacted && b.baseOffset !== this.baseOffset) return false;
       if (b.maxTimestamp > tailMax) {
         tailMax = b.maxTimestamp;
         tailMaxOffset = b.baseOffset;
@@ -380,7 +387,8 @@ export class LogSegment {
       const buf = Buffer.allocUnsafe(BATCH_OFFSETS.maxTimestamp - from);
       const n = await readFully(this.handle, buf, buf.length, loc.position + from);
       if (n !== buf.length) throw this.corrupt(loc.position);
-      const logAppendTime = (buf.readInt16BE(0) & TIMESTAMP_TYPE_BIT) !== 0;
+      const attributes = buf.readInt16BE(0);
+      const logAppendTime = (attributes & (TIMESTAMP_TYPE_BIT | DELETE_HORIZON_BIT)) !== 0;
       return logAppendTime ? loc.maxTimestamp : readInt64(buf, BATCH_OFFSETS.baseTimestamp - from);
     } finally {
       this.leave();
@@ -418,8 +426,23 @@ export class LogSegment {
   async delete(): Promise<void> {
     this.closed = true;
     await Promise.all([unlinkIfExists(this.logPath), unlinkIfExists(this.indexPath), unlinkIfExists(this.timeIndexPath)]);
+    await unlinkIfExists(segmentPath(this.dir, this.baseOffset, COMPACTED_SUFFIX));
+    await this.retire();
+  }
+
+  /**
+   * Refuses new reads, waits for running ones and closes the file, leaving the files to the caller: the log
+   * cleaner's swap replaces them. A read that started on a retired segment fails; the log retries it.
+   */
+  async retire(): Promise<void> {
+    this.closed = true;
     if (this.readers > 0) await new Promise<void>((resolve) => (this.idle = resolve));
     await this.handle.close();
+  }
+
+  /** True once the segment was closed, deleted or retired: reads on it are refused. */
+  get retired(): boolean {
+    return this.closed;
   }
 }
 

@@ -98,13 +98,13 @@ export const NO_EFFECT = 'Accepted and stored; no effect in Floe yet.';
 
 export const TOPIC_CONFIGS: readonly TopicConfigDef[] = Object.freeze([
   // Retention and cleanup
-  { name: 'cleanup.policy', kind: 'list', default: 'delete', validator: listOf('compact', 'delete'), applied: true, doc: 'delete: segments expire by retention.ms and retention.bytes. compact is accepted, but Floe does not compact yet: a topic whose policy lacks delete (compact, or an empty list) keeps every record, locally and in its table.' },
+  { name: 'cleanup.policy', kind: 'list', default: 'delete', validator: listOf('compact', 'delete'), applied: true, doc: 'delete: segments expire by retention.ms and retention.bytes. compact: the log cleaner keeps the latest record per key in the local log (tombstones for delete.retention.ms); the topic\'s table keeps every record it tiered. compact,delete does both; an empty list keeps every record.' },
   { name: 'retention.ms', kind: 'long', default: '604800000', brokerKey: 'log.retention.ms', validator: atLeast(-1), applied: true, doc: 'Delete segments (and table rows, for tiered topics) older than this (-1: keep forever). Needs delete in cleanup.policy.' },
   { name: 'retention.bytes', kind: 'long', default: '-1', brokerKey: 'log.retention.bytes', applied: true, doc: 'Delete the oldest segments beyond this size per partition (any negative value: no limit). Needs delete in cleanup.policy.' },
-  { name: 'delete.retention.ms', kind: 'long', default: '86400000', validator: atLeast(0), applied: false, doc: `How long tombstones stay on compacted topics. ${NO_EFFECT}` },
-  { name: 'min.compaction.lag.ms', kind: 'long', default: '0', validator: atLeast(0), applied: false, doc: `Shortest time a record stays uncompacted; at most max.compaction.lag.ms. ${NO_EFFECT}` },
-  { name: 'max.compaction.lag.ms', kind: 'long', default: LONG_MAX, validator: atLeast(1), applied: false, doc: `Longest time a record stays ineligible for compaction. ${NO_EFFECT}` },
-  { name: 'min.cleanable.dirty.ratio', kind: 'double', default: '0.5', validator: between(0, 1), applied: false, doc: `Share of the log that must be uncompacted before the cleaner runs. ${NO_EFFECT}` },
+  { name: 'delete.retention.ms', kind: 'long', default: '86400000', validator: atLeast(0), applied: true, doc: 'How long tombstones (and emptied transaction markers) stay on compacted topics after the cleaner first kept them.' },
+  { name: 'min.compaction.lag.ms', kind: 'long', default: '0', validator: atLeast(0), applied: true, doc: 'Shortest time a record stays uncompacted: the cleaner stops at the first segment with a younger record. At most max.compaction.lag.ms.' },
+  { name: 'max.compaction.lag.ms', kind: 'long', default: LONG_MAX, validator: atLeast(1), applied: true, doc: 'Longest time a record stays uncompacted: a partition whose oldest dirty record waited this long is cleaned whatever its dirty ratio.' },
+  { name: 'min.cleanable.dirty.ratio', kind: 'double', default: '0.5', validator: between(0, 1), applied: true, doc: 'Share of the log (dirty bytes over cleanable bytes) that must be uncompacted before the cleaner cleans a partition.' },
   { name: 'file.delete.delay.ms', kind: 'long', default: '60000', validator: atLeast(0), applied: false, doc: `Wait before deleting a file from disk. ${NO_EFFECT} Floe deletes expired segments at once.` },
   // Segments and indexes
   { name: 'segment.bytes', kind: 'int', default: '1073741824', brokerKey: 'log.segment.bytes', validator: atLeast(1048576), applied: true, doc: 'Roll the active segment at this size (at least 1 MiB, as in Kafka 4).' },

@@ -155,6 +155,11 @@ export function deletesByRetention(configs: ReadonlyMap<string, { value: string 
   return listConfig(configs, 'cleanup.policy').includes('delete');
 }
 
+/** Whether the topic's cleanup.policy includes compact: the log cleaner keeps the latest record per key. */
+export function compacts(configs: ReadonlyMap<string, { value: string }>): boolean {
+  return listConfig(configs, 'cleanup.policy').includes('compact');
+}
+
 function invalid(message: string): KafkaError {
   return new KafkaError(ErrorCode.INVALID_CONFIG, message);
 }

@@ -11,7 +11,7 @@ import type { LogTopicConfig } from '../log/config.js';
 import type { PartitionLog } from '../log/partition-log.js';
 import type { Logger } from '../logger.js';
 import { MetadataError, type MetadataStore, type TopicRecord } from '../metadata/metadata-store.js';
-import { deletesByRetention, effectiveConfigs, numericConfig, validateTopicConfigs, validateTopicName } from './topic-configs.js';
+import { compacts, deletesByRetention, effectiveConfigs, numericConfig, validateTopicConfigs, validateTopicName } from './topic-configs.js';
 
 /** Partition counts above this are refused (Kafka has no fixed limit; this guards the disk). */
 export const MAX_PARTITIONS = 10_000;
@@ -22,8 +22,9 @@ export function logConfigFor(overrides: Readonly<Record<string, string>>, broker
   const n = (name: string) => numericConfig(eff, name);
   // A tiered topic keeps local segments by local.retention.*; the tiering plugin applies retention.* to the
   // table, and the log's canDeleteSegment gate keeps segments that are not committed there yet. Without
-  // delete in cleanup.policy (compact, or empty) Kafka applies no retention; Floe does not compact yet, so
-  // such a topic keeps every record. Any negative retention.bytes means no limit, as in Kafka.
+  // delete in cleanup.policy (compact, or empty) Kafka applies no retention: a compact topic is only
+  // cleaned (broker/log/cleaner), an empty policy keeps every record. Any negative retention.bytes means no
+  // limit, as in Kafka.
   const tiered = broker['remote.log.storage.system.enable'] && (eff.get('remote.storage.enable')?.value === 'true' || eff.get('iceberg.enabled')?.value === 'true');
   const unlimited = (v: number) => (v < 0 ? -1 : v);
   const local = (name: string, total: string) => (!deletesByRetention(eff) ? -1 : unlimited(tiered && n(name) !== -2 ? n(name) : n(total)));
@@ -37,6 +38,11 @@ export function logConfigFor(overrides: Readonly<Record<string, string>>, broker
     'flush.ms': n('flush.ms'),
     'index.interval.bytes': n('index.interval.bytes'),
     'message.timestamp.type': eff.get('message.timestamp.type')?.value === 'LogAppendTime' ? 'LogAppendTime' : 'CreateTime',
+    compact: compacts(eff),
+    'delete.retention.ms': n('delete.retention.ms'),
+    'min.compaction.lag.ms': n('min.compaction.lag.ms'),
+    'max.compaction.lag.ms': n('max.compaction.lag.ms'),
+    'min.cleanable.dirty.ratio': Number(eff.get('min.cleanable.dirty.ratio')?.value ?? '0.5'),
   };
 }
 

@@ -149,13 +149,13 @@ test('clean shutdown skips recovery; without the marker the last segment is scan
   assert.ok(segments >= 2);
   await log.close();
   log = await PartitionLog.open({ dir, config: CFG });
-  assert.deepEqual(log.recovery, { cleanShutdown: true, segments, truncatedBytes: 0, rebuiltIndexes: 0, deletedSegments: 0 });
+  assert.deepEqual(log.recovery, { cleanShutdown: true, segments, truncatedBytes: 0, rebuiltIndexes: 0, deletedSegments: 0, finishedSwaps: 0 });
   // The marker is gone while the log is open: a crash now would be seen as unclean.
   await assert.rejects(stat(join(dir, '.clean-shutdown')));
   await log.close();
   await unlink(join(dir, '.clean-shutdown'));
   log = await PartitionLog.open({ dir, config: CFG });
-  assert.deepEqual(log.recovery, { cleanShutdown: false, segments, truncatedBytes: 0, rebuiltIndexes: 1, deletedSegments: 0 });
+  assert.deepEqual(log.recovery, { cleanShutdown: false, segments, truncatedBytes: 0, rebuiltIndexes: 1, deletedSegments: 0, finishedSwaps: 0 });
   await log.close();
   await unlink(join(dir, '.clean-shutdown'));
   await checkLog(dir, 30);

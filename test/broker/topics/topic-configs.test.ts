@@ -240,7 +240,7 @@ test('effective configs overlay topic settings on broker defaults; internal conf
   assert.equal(numericConfig(eff, 'segment.bytes'), 1048576);
 });
 
-test('the log applies segment and retention configs: internal.segment.bytes, compact keeps everything', () => {
+test('the log applies segment and retention configs: internal.segment.bytes, compact cleans without retention', () => {
   assert.equal(logConfigFor({ 'internal.segment.bytes': '2048', 'segment.bytes': '1048576' }, broker)['segment.bytes'], 2048);
   assert.equal(logConfigFor({ 'segment.bytes': '2097152' }, broker)['segment.bytes'], 2097152);
   assert.equal(logConfigFor({}, broker)['retention.ms'], 5000);
@@ -253,6 +253,14 @@ test('the log applies segment and retention configs: internal.segment.bytes, com
     assert.equal(table.retentionMs, Infinity, 'nor in the table');
   }
   assert.equal(logConfigFor({ 'cleanup.policy': 'compact,delete', 'retention.ms': '10' }, broker)['retention.ms'], 10);
+  assert.equal(logConfigFor({ 'cleanup.policy': 'compact,delete' }, broker).compact, true);
+  assert.equal(logConfigFor({ 'cleanup.policy': 'compact' }, broker).compact, true);
+  assert.equal(logConfigFor({}, broker).compact, false);
+  const compaction = logConfigFor({ 'cleanup.policy': 'compact', 'delete.retention.ms': '7', 'min.compaction.lag.ms': '8', 'max.compaction.lag.ms': '9', 'min.cleanable.dirty.ratio': '0.25' }, broker);
+  assert.deepEqual(
+    [compaction['delete.retention.ms'], compaction['min.compaction.lag.ms'], compaction['max.compaction.lag.ms'], compaction['min.cleanable.dirty.ratio']],
+    [7, 8, 9, 0.25],
+  );
   assert.equal(topicTieringConfig({ 'retention.ms': '10' }, tiered).retentionMs, 10);
 });
 

@@ -1,0 +1,133 @@
+// Compacted topics over the wire: updates over a few keys produced by kafkajs, the broker's log cleaner
+// compacts the closed segments, and five independent clients (kafkajs, kcat, confluent-kafka from PyPI,
+// @platformatic/kafka, Apache Kafka's Java client) read from offset 0 exactly the latest value per key plus
+// the live tombstones, at their original offsets, with their timestamps and headers; after
+// delete.retention.ms the tombstones are gone too. A record without a key is refused (INVALID_RECORD).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Kafka, logLevel } from 'kafkajs';
+import { startBroker } from '../../../helpers/broker.js';
+import { waitFor } from '../../../helpers/tiered-table.js';
+import { JavaClient } from '../../../interop/clients/java.js';
+import { KafkajsClient } from '../../../interop/clients/kafkajs.js';
+import { KcatClient } from '../../../interop/clients/kcat.js';
+import { PlatformaticClient } from '../../../interop/clients/platformatic.js';
+import { PythonClient } from '../../../interop/clients/python.js';
+import type { InRecord, InteropClient, OutRecord } from '../../../interop/clients/types.js';
+
+const TOPIC = 'compacted-wire';
+const DELETE_RETENTION_MS = 15_000;
+
+interface Expected {
+  offset: number;
+  key: string;
+  value: string | null;
+  timestamp: number;
+  headers: [string, string][];
+}
+
+function view(records: readonly InRecord[]): Expected[] {
+  return records.map((r) => ({
+    offset: r.offset,
+    key: r.key?.toString() ?? '(null)',
+    value: r.value === null ? null : r.value.toString(),
+    timestamp: r.timestamp,
+    headers: r.headers.map(([k, v]) => [k, v?.toString() ?? '(null)'] as [string, string]),
+  }));
+}
+
+test('consumers of every client see the compacted view of a compacted topic, with original offsets', { timeout: 240_000 }, async (t) => {
+  const broker = await startBroker(['--log.cleaner.backoff.ms=100']);
+  t.after(() => broker.stop());
+  const kafka = new Kafka({ clientId: 'compaction-wire', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  t.after(() => admin.disconnect());
+  await admin.createTopics({
+    topics: [
+      {
+        topic: TOPIC,
+        numPartitions: 1,
+        configEntries: [
+          { name: 'cleanup.policy', value: 'compact' },
+          { name: 'internal.segment.bytes', value: '3000' },
+          { name: 'min.cleanable.dirty.ratio', value: '0.01' },
+          { name: 'min.compaction.lag.ms', value: '0' },
+          { name: 'delete.retention.ms', value: String(DELETE_RETENTION_MS) },
+        ],
+      },
+    ],
+  });
+
+  const producer = new KafkajsClient(broker.bootstrap);
+  t.after(() => producer.close());
+  const base = Date.now() - 60_000;
+  // 600 updates over 8 keys in batches of 20, then tombstones for two keys, then unique filler keys that
+  // push every update into closed (cleanable) segments; fillers are never superseded.
+  const out: OutRecord[] = [];
+  for (let i = 0; i < 600; i++) out.push({ partition: 0, key: Buffer.from(`key-${i % 8}`), value: Buffer.from(`value-${i}-${'u'.repeat(30)}`), headers: [['n', Buffer.from(String(i))]], timestamp: base + i });
+  for (const k of [3, 5]) out.push({ partition: 0, key: Buffer.from(`key-${k}`), value: null, headers: [['tomb', Buffer.from('yes')]], timestamp: base + 700 + k });
+  for (let i = 0; i < 100; i++) out.push({ partition: 0, key: Buffer.from(`filler-${i}`), value: Buffer.from(`f-${'f'.repeat(40)}`), headers: [], timestamp: base + 800 + i });
+  const offsets: number[] = [];
+  for (let i = 0; i < out.length; i += 20) {
+    const { offsets: got } = await producer.produce({ topic: TOPIC, acks: -1, codec: i % 40 === 0 ? 'gzip' : 'none', idempotent: false, records: out.slice(i, i + 20) });
+    offsets.push(...got.map((o) => o as number));
+  }
+  assert.deepEqual(offsets, out.map((_, i) => i), 'offsets 0..n-1');
+
+  // The reference: the last record per key of everything produced (every update lies in closed segments).
+  const latest = new Map<string, number>();
+  out.forEach((r, i) => latest.set(r.key?.toString() ?? '', i));
+  const all: Expected[] = out.map((r, i) => ({
+    offset: i,
+    key: r.key?.toString() ?? '',
+    value: r.value === null ? null : r.value.toString(),
+    timestamp: r.timestamp ?? 0,
+    headers: r.headers.map(([k, v]) => [k, v?.toString() ?? '(null)'] as [string, string]),
+  }));
+  const compacted = all.filter((r) => latest.get(r.key) === r.offset);
+  assert.equal(compacted.filter((r) => r.value === null).length, 2, 'two live tombstones');
+  assert.equal(compacted.length, 6 + 2 + 100);
+
+  // A record without a key is refused on a compacted topic, as Kafka's LogValidator does.
+  const raw = kafka.producer();
+  await raw.connect();
+  t.after(() => raw.disconnect());
+  await assert.rejects(raw.send({ topic: TOPIC, acks: -1, messages: [{ key: null, value: 'no key' }] }), (err: Error & { type?: string }) => {
+    assert.match(`${err.message} ${err.type ?? ''}`, /INVALID_RECORD|without key/i);
+    return true;
+  });
+
+  const reader = new KafkajsClient(broker.bootstrap);
+  t.after(() => reader.close());
+  await waitFor('the cleaner to compact the updates', async () => {
+    const got = view(await reader.consume(TOPIC, 0, 0, compacted.length));
+    return JSON.stringify(got) === JSON.stringify(compacted) ? true : undefined;
+  }, 60_000, 300);
+  const cleaner = broker.broker.services.cleaner;
+  assert.ok(cleaner !== undefined && cleaner.metrics.passes > 0 && cleaner.metrics.recordsRemoved >= 600 - 6);
+  if (broker.adminUrl !== undefined) {
+    const metrics = await (await fetch(`${broker.adminUrl}/metrics`)).text();
+    assert.match(metrics, /^floe_log_cleaner_passes_total [1-9]/m);
+    assert.match(metrics, /^floe_log_cleaner_removed_records_total [1-9]/m);
+  }
+
+  const clients: InteropClient[] = [new KcatClient(broker.bootstrap), await PythonClient.create('confluent-kafka-pypi', broker.bootstrap), new PlatformaticClient(broker.bootstrap), new JavaClient(broker.bootstrap)];
+  for (const c of clients) t.after(() => c.close());
+  for (const c of [reader, ...clients]) {
+    const got = view(await c.consume(TOPIC, 0, 0, compacted.length));
+    assert.deepEqual(got, compacted, `${c.name}: the latest value per key and the live tombstones, at their offsets`);
+    // Reading from an offset that was cleaned away starts at the next surviving record.
+    const gap = (compacted[0]?.offset ?? 1) - 1;
+    if (gap >= 0) assert.equal((await c.consume(TOPIC, 0, gap, 1))[0]?.offset, compacted[0]?.offset, `${c.name}: a fetch inside a gap`);
+  }
+
+  // After delete.retention.ms (counted from the clean that first kept them) the tombstones go.
+  const final = compacted.filter((r) => r.value !== null);
+  const kcat = clients[0] as InteropClient;
+  await waitFor('the tombstones to expire', async () => {
+    const got = view(await kcat.consume(TOPIC, 0, 0, final.length + 1)); // kcat stops at the log end
+    return JSON.stringify(got) === JSON.stringify(final) ? true : undefined;
+  }, DELETE_RETENTION_MS + 60_000, 500);
+  assert.deepEqual(view(await reader.consume(TOPIC, 0, 0, final.length)), final, 'kafkajs: no tombstones left');
+});
