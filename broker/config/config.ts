@@ -6,6 +6,7 @@
  * expected; the result is frozen.
  */
 import { readFileSync } from 'node:fs';
+import { parseEndpoint, parseListeners, usesSasl, usesTls } from './listeners.js';
 import { SETTINGS, SETTINGS_BY_KEY, type BrokerConfig, type Setting } from './settings.js';
 
 export class ConfigError extends Error {
@@ -38,13 +39,10 @@ export function envName(key: string): string {
   return ENV_PREFIX + key.toUpperCase().replace(/\./g, '_');
 }
 
+/** One listener address (NAME://host:port) as host and port; undefined when it does not parse. */
 export function parseListener(value: string): Listener | undefined {
-  const m = /^PLAINTEXT:\/\/(\[[^\]]+\]|[^:/]*):(\d{1,5})$/.exec(value.trim());
-  if (!m) return undefined;
-  const port = Number(m[2]);
-  if (port > 65535) return undefined;
-  const host = (m[1] ?? '').replace(/^\[|\]$/g, '');
-  return { host: host === '' ? '0.0.0.0' : host, port };
+  const ep = parseEndpoint(value);
+  return ep ? { host: ep.host, port: ep.port } : undefined;
 }
 
 export function loadConfig(options: LoadOptions = {}): LoadResult {
@@ -94,19 +92,18 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
     else out[key] = parsed;
   }
 
-  for (const key of ['listeners', 'advertised.listeners'] as const) {
-    const value = out[key] as string;
-    if (value !== '' && !parseListener(value)) problems.push(`${key} must look like PLAINTEXT://host:port, got '${value}'`);
-  }
+  const parsed = parseListeners(out['listeners'] as string, out['advertised.listeners'] as string, out['listener.security.protocol.map'] as string, problems);
+  if (parsed) checkSecurity(out, parsed.listeners.map((l) => l.protocol), problems);
+  const kafkaPorts = (parsed?.listeners ?? []).map((l) => l.port).filter((p) => p > 0);
   const registryPort = out['schema.registry.port'] as number;
-  const kafkaPort = parseListener(out['listeners'] as string)?.port;
+  const kafkaPort = kafkaPorts.includes(registryPort) ? registryPort : kafkaPorts[0];
   if (registryPort > 0 && registryPort === kafkaPort) problems.push(`schema.registry.port ${registryPort} is the Kafka listener's port; pick another (0 picks a free one, -1 turns the registry off)`);
   if (registryPort > 0 && out['remote.log.storage.system.enable'] === true && registryPort === out['iceberg.rest.port']) {
     problems.push(`schema.registry.port ${registryPort} is also iceberg.rest.port; give them different ports`);
   }
   const adminPort = out['admin.port'] as number;
   const taken: [string, unknown][] = [
-    ["the Kafka listener's port", kafkaPort],
+    ...kafkaPorts.map((p): [string, unknown] => ["a Kafka listener's port", p]),
     ['schema.registry.port', registryPort],
     ...(out['remote.log.storage.system.enable'] === true ? ([['iceberg.rest.port', out['iceberg.rest.port']]] as [string, unknown][]) : []),
   ];
@@ -118,6 +115,30 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return { help: false, config: Object.freeze(out) as BrokerConfig };
+}
+
+const SASL_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
+const TLS_PROTOCOLS = ['TLSv1.2', 'TLSv1.3'];
+
+/** What TLS and SASL listeners need before the broker can start (the files themselves are read at start). */
+function checkSecurity(out: Record<string, unknown>, protocols: readonly string[], problems: string[]): void {
+  if (protocols.some((p) => usesTls(p as never))) {
+    const pemInline = out['ssl.keystore.certificate.chain'] !== '' || out['ssl.keystore.key'] !== '';
+    if (pemInline && out['ssl.keystore.type'] !== 'PEM') problems.push('ssl.keystore.certificate.chain and ssl.keystore.key need ssl.keystore.type=PEM');
+    if (pemInline && (out['ssl.keystore.certificate.chain'] === '' || out['ssl.keystore.key'] === '')) problems.push('ssl.keystore.certificate.chain and ssl.keystore.key go together; set both');
+    if (!pemInline && out['ssl.keystore.location'] === '') problems.push('an SSL or SASL_SSL listener needs a server certificate: set ssl.keystore.location (or, with ssl.keystore.type=PEM, ssl.keystore.certificate.chain and ssl.keystore.key)');
+    if (out['ssl.client.auth'] !== 'none' && out['ssl.truststore.location'] === '' && out['ssl.truststore.certificates'] === '') {
+      problems.push(`ssl.client.auth=${String(out['ssl.client.auth'])} needs the CAs client certificates chain to: set ssl.truststore.location or ssl.truststore.certificates`);
+    }
+    const bad = (out['ssl.enabled.protocols'] as readonly string[]).filter((p) => !TLS_PROTOCOLS.includes(p));
+    if (bad.length > 0 || (out['ssl.enabled.protocols'] as readonly string[]).length === 0) problems.push(`ssl.enabled.protocols must list some of ${TLS_PROTOCOLS.join(', ')}, got '${(out['ssl.enabled.protocols'] as readonly string[]).join(',')}'`);
+  }
+  if (protocols.some((p) => usesSasl(p as never))) {
+    const mechanisms = out['sasl.enabled.mechanisms'] as readonly string[];
+    const bad = mechanisms.filter((m) => !SASL_MECHANISMS.includes(m));
+    if (bad.length > 0) problems.push(`sasl.enabled.mechanisms: ${bad.join(', ')} not supported; use some of ${SASL_MECHANISMS.join(', ')}`);
+    if (mechanisms.length === 0) problems.push(`a SASL listener needs sasl.enabled.mechanisms (some of ${SASL_MECHANISMS.join(', ')})`);
+  }
 }
 
 function parseArgv(argv: readonly string[], problems: string[]) {

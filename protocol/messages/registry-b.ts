@@ -20,6 +20,7 @@ import { SASL_AUTHENTICATE } from './sasl-authenticate.js';
 import { SASL_HANDSHAKE } from './sasl-handshake.js';
 import { SYNC_GROUP } from './sync-group.js';
 import { TXN_OFFSET_COMMIT } from './txn-offset-commit.js';
+import { ALTER_USER_SCRAM_CREDENTIALS, DESCRIBE_USER_SCRAM_CREDENTIALS } from './user-scram-credentials.js';
 import { WRITE_TXN_MARKERS } from './write-txn-markers.js';
 
 /** Declarations of the group, offset, SASL and transaction APIs. Add each API here as it is declared. */
@@ -42,6 +43,8 @@ export const API_SPECS_B: readonly ApiSpec[] = [
   SASL_AUTHENTICATE, // 36
   DELETE_GROUPS, // 42
   OFFSET_DELETE, // 47
+  DESCRIBE_USER_SCRAM_CREDENTIALS, // 50
+  ALTER_USER_SCRAM_CREDENTIALS, // 51
   DESCRIBE_PRODUCERS, // 61
   DESCRIBE_TRANSACTIONS, // 65
   LIST_TRANSACTIONS, // 66
