@@ -80,6 +80,7 @@ export class ScramServer implements SaslServer {
   constructor(
     readonly mechanism: ScramMechanism,
     private readonly lookup: (user: string) => ScramCredential | undefined,
+    private readonly serverNonce: () => string = () => randomBytes(18).toString('base64url'),
   ) {}
 
   get principal(): string | undefined {
@@ -109,7 +110,7 @@ export class ScramServer implements SaslServer {
     this.user = user;
     this.credential = this.lookup(user);
     if (!this.credential) throw new SaslAuthenticationError('invalid credentials');
-    this.nonce = clientNonce + randomBytes(18).toString('base64url');
+    this.nonce = clientNonce + this.serverNonce();
     this.serverFirst = `r=${this.nonce},s=${this.credential.salt.toString('base64')},i=${this.credential.iterations}`;
     this.state = 'final';
     return { response: Buffer.from(this.serverFirst, 'utf8'), done: false };

@@ -47,7 +47,8 @@ export function withAdminDefault(flags: readonly string[]): string[] {
 }
 
 /** Starts a broker in this process. `flags` are CLI-style settings (`--num.partitions=3`). */
-export async function startBroker(flags: string[] = [], options: { dataDir?: string; keepData?: boolean } = {}): Promise<TestBroker> {
+/** `log` receives every log line at debug level (for tests that scan the broker's output, e.g. for secrets). */
+export async function startBroker(flags: string[] = [], options: { dataDir?: string; keepData?: boolean; log?: (line: string) => void } = {}): Promise<TestBroker> {
   const dataDir = options.dataDir ?? (await tempDir());
   const loaded = loadConfig({
     argv: ['--listeners=PLAINTEXT://127.0.0.1:0', `--log.dirs=${dataDir}`, '--group.initial.rebalance.delay.ms=0', ...withAdminDefault(withTieringDefault(flags))],
@@ -55,7 +56,7 @@ export async function startBroker(flags: string[] = [], options: { dataDir?: str
   });
   if (loaded.help) throw new Error('unexpected --help');
   const level = (process.env.FLOE_TEST_LOG_LEVEL ?? 'silent') as LogLevel;
-  const broker = await Broker.start(loaded.config, createLogger(level));
+  const broker = await Broker.start(loaded.config, options.log ? createLogger('debug', options.log) : createLogger(level));
   return {
     broker,
     port: broker.port,
