@@ -78,7 +78,9 @@ export class KafkaServer {
       socket.destroy();
       return;
     }
-    this.accept(socket, tlsPrincipal(socket));
+    const principal = tlsPrincipal(socket);
+    if (principal !== undefined) this.log.debug('TLS client certificate accepted', { listener: this.name, remote: `${socket.remoteAddress}:${socket.remotePort}`, principal });
+    this.accept(socket, principal);
   }
 
   private accept(socket: Socket, principal: string | undefined): void {
