@@ -16,6 +16,7 @@ import { KafkaServer } from './server/server.js';
 import { TlsContext } from './security/tls.js';
 import { SaslAuthenticator } from './security/sasl-authenticator.js';
 import { SaslHandshakeHandler } from './handlers/sasl-handshake.js';
+import { DescribeClientQuotasHandler } from './handlers/describe-client-quotas.js';
 import { SaslAuthenticateHandler } from './handlers/sasl-authenticate.js';
 import { AlterUserScramCredentialsHandler, DescribeUserScramCredentialsHandler } from './handlers/user-scram-credentials.js';
 import { logConfigFor, TopicManager } from './topics/topic-manager.js';
@@ -361,6 +362,7 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new ListTransactionsHandler(s.transactions.coordinator),
     new SaslHandshakeHandler(s.sasl),
     new SaslAuthenticateHandler(s.sasl),
+    new DescribeClientQuotasHandler(),
     new DescribeUserScramCredentialsHandler(s.metadata),
     new AlterUserScramCredentialsHandler(s.metadata, child('scram-credentials')),
   ];

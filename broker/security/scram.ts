@@ -75,6 +75,7 @@ export class ScramServer implements SaslServer {
   private clientFirstBare = '';
   private serverFirst = '';
   private nonce = '';
+  private clientNonce = '';
   private gs2Header = '';
 
   constructor(
@@ -110,6 +111,7 @@ export class ScramServer implements SaslServer {
     this.user = user;
     this.credential = this.lookup(user);
     if (!this.credential) throw new SaslAuthenticationError('invalid credentials');
+    this.clientNonce = clientNonce;
     this.nonce = clientNonce + this.serverNonce();
     this.serverFirst = `r=${this.nonce},s=${this.credential.salt.toString('base64')},i=${this.credential.iterations}`;
     this.state = 'final';
@@ -124,7 +126,10 @@ export class ScramServer implements SaslServer {
     const withoutProof = msg.slice(0, proofAt);
     const attrs = attributes(withoutProof);
     if (attrs.get('c') !== Buffer.from(this.gs2Header, 'utf8').toString('base64')) throw new SaslAuthenticationError('SCRAM channel binding does not match');
-    if (attrs.get('r') !== this.nonce) throw new SaslAuthenticationError('SCRAM nonce does not match');
+    // librdkafka before 2.6.1 (Debian's 2.0, confluentinc/librdkafka#4895) sends client nonce + full nonce;
+    // Kafka 3.8.1+ accepts that form (it still carries the whole server nonce, so replays still fail).
+    const r = attrs.get('r');
+    if (r !== this.nonce && r !== this.clientNonce + this.nonce) throw new SaslAuthenticationError('SCRAM nonce does not match');
     const proof = Buffer.from(msg.slice(proofAt + 3), 'base64');
     const authMessage = `${this.clientFirstBare},${this.serverFirst},${withoutProof}`;
     const clientSignature = hmac(this.mechanism, credential.storedKey, authMessage);

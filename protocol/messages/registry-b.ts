@@ -3,6 +3,7 @@ import { ADD_OFFSETS_TO_TXN } from './add-offsets-to-txn.js';
 import { ADD_PARTITIONS_TO_TXN } from './add-partitions-to-txn.js';
 import { CONSUMER_GROUP_HEARTBEAT } from './consumer-group-heartbeat.js';
 import { DELETE_GROUPS } from './delete-groups.js';
+import { DESCRIBE_CLIENT_QUOTAS } from './describe-client-quotas.js';
 import { DESCRIBE_GROUPS } from './describe-groups.js';
 import { DESCRIBE_PRODUCERS } from './describe-producers.js';
 import { DESCRIBE_TRANSACTIONS } from './describe-transactions.js';
@@ -43,6 +44,7 @@ export const API_SPECS_B: readonly ApiSpec[] = [
   SASL_AUTHENTICATE, // 36
   DELETE_GROUPS, // 42
   OFFSET_DELETE, // 47
+  DESCRIBE_CLIENT_QUOTAS, // 48
   DESCRIBE_USER_SCRAM_CREDENTIALS, // 50
   ALTER_USER_SCRAM_CREDENTIALS, // 51
   DESCRIBE_PRODUCERS, // 61
