@@ -168,3 +168,39 @@ test('before authentication a SASL listener serves only ApiVersions and SaslHand
   const md6 = await c6.request(3, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
   assert.deepEqual((md6.brokers as { port: number }[]).map((x) => x.port), [b.port]);
 });
+
+test('re-authentication (KIP-368): v1+ tells the session lifetime, the same user may renew, another user may not, and an expired session is closed', async (t) => {
+  const dir = await tempDir('floe-reauth-');
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const users = `${dir}/users`;
+  writeFileSync(users, `alice=${PASSWORDS.plain}\nbob=${PASSWORDS.plain}\n`);
+  const start = async (reauthMs: number) => {
+    const b = await startBroker(['--listeners=SASL_PLAINTEXT://127.0.0.1:0', `--sasl.plain.users.file=${users}`, `--connections.max.reauth.ms=${reauthMs}`, '--connection.failed.authentication.delay.ms=0']);
+    t.after(() => b.stop());
+    return b;
+  };
+  const login = async (c: WireClient, user: string) => {
+    assert.equal((await c.request(17, 1, { mechanism: 'PLAIN' })).errorCode, ErrorCode.NONE);
+    return c.request(36, 2, { authBytes: Buffer.from(`\0${user}\0${PASSWORDS.plain}`) });
+  };
+  const metadata = { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false };
+
+  const b = await start(3_600_000);
+  const c = await WireClient.connect(b.port);
+  t.after(() => c.close());
+  const first = await login(c, 'alice');
+  assert.equal(first.errorCode, ErrorCode.NONE);
+  assert.equal(first.sessionLifetimeMs, 3_600_000n);
+  assert.equal((await login(c, 'alice')).errorCode, ErrorCode.NONE, 'renewed by the same user');
+  assert.equal(((await c.request(3, 12, metadata)).brokers as unknown[]).length, 1);
+  assert.equal((await login(c, 'bob')).errorCode, ErrorCode.SASL_AUTHENTICATION_FAILED, 'a re-authentication may not change the principal');
+  await c.closed;
+
+  // A 1 ms session: once it has passed, the next request (other than a renewal) closes the connection.
+  const b2 = await start(1);
+  const c2 = await WireClient.connect(b2.port);
+  t.after(() => c2.close());
+  assert.equal((await login(c2, 'alice')).errorCode, ErrorCode.NONE);
+  await new Promise((r) => setTimeout(r, 20));
+  await assert.rejects(c2.request(3, 12, metadata), /connection closed/);
+});

@@ -89,6 +89,18 @@ test('mTLS: PKCS#12 keystore, client certificates required; expired, untrusted a
   assert.ok(outcome === 'error' || outcome === 'close');
   wrong.destroy();
 
+  // DescribeConfigs of the broker: secrets come back null and sensitive, as in Kafka.
+  const admin = new Kafka({ clientId: 'cfg', brokers: [`127.0.0.1:${b.port}`], logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  const described = await admin.describeConfigs({ resources: [{ type: 4, name: '1' }], includeSynonyms: false });
+  await admin.disconnect();
+  const entries = new Map((described.resources[0]?.configEntries ?? []).map((e) => [e.configName, e]));
+  assert.equal(entries.get('ssl.keystore.password')?.configValue, null);
+  assert.equal(entries.get('ssl.keystore.password')?.isSensitive, true);
+  assert.equal(entries.get('ssl.keystore.location')?.configValue, certs.serverP12);
+  assert.ok(!JSON.stringify(described).includes(certs.keystorePassword));
+  assert.ok(!lines.join('').includes(certs.keystorePassword), 'the keystore password is not logged');
+
   // ... and the broker still serves good clients on both listeners.
   assert.equal(await produceAndCount(kafka(alice), 'mtls'), 4);
   const pt = new Kafka({ clientId: 'pt', brokers: [`127.0.0.1:${b.port}`], logLevel: logLevel.NOTHING });
