@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -53,6 +54,15 @@ async function saslBroker(t: { after(fn: () => unknown): void }): Promise<Env> {
   return { dir, certs, b, lines, saslSsl: `127.0.0.1:${b.broker.listenerPort('SASL_SSL')}`, saslPlain: `127.0.0.1:${b.broker.listenerPort('SASL_PLAINTEXT')}` };
 }
 
+/** The lines of the sh block in the README's "Security" section. */
+async function readmeScramCommands(): Promise<string[]> {
+  const section = (await readFile('README.md', 'utf8')).split(/^## /m).find((x) => x.startsWith('Security'));
+  assert.ok(section, 'README.md has a section "Security"');
+  const block = /```sh\n([\s\S]*?)```/.exec(section);
+  assert.ok(block?.[1], 'the Security section has no sh block');
+  return block[1].split('\n').filter((l) => l.trim() !== '');
+}
+
 function javaProps(env: Env, name: string, mechanism: string, user: string, password: string): string {
   const module = mechanism === 'PLAIN' ? 'org.apache.kafka.common.security.plain.PlainLoginModule' : 'org.apache.kafka.common.security.scram.ScramLoginModule';
   const file = join(env.dir, name);
@@ -82,6 +92,20 @@ test('kafka-configs.sh manages SCRAM users; the Java client produces and consume
   const env = await saslBroker(t);
   const admin = javaProps(env, 'admin.properties', 'PLAIN', 'admin', PW.admin);
   const BS = `--bootstrap-server localhost:9092 --command-config ${admin}`;
+
+  // The README's block first, as written there (its port is the SASL_SSL listener's, its admin.properties ours).
+  const readme = await readmeScramCommands();
+  assert.equal(readme.length, 3, 'the README shows add, describe and delete');
+  const readmeRun = async (line: string) => {
+    const r = await cli(env, line.replaceAll('localhost:9093', 'localhost:9092').replace(/'([^']*)'/g, '$1'), env.saslSsl);
+    assert.equal(r.code, 0, `${line}\n${r.stderr}`);
+    return r.stdout;
+  };
+  assert.match(await readmeRun(readme[0] ?? ''), /Completed updating config for user alice/);
+  assert.ok(env.b.broker.services.metadata.getScramCredential('alice', 'SCRAM-SHA-512'));
+  assert.match(await readmeRun(readme[1] ?? ''), /SCRAM credential configs for user-principal 'alice' are SCRAM-SHA-512=iterations=4096/);
+  await readmeRun(readme[2] ?? '');
+  assert.equal(env.b.broker.services.metadata.getScramCredential('alice', 'SCRAM-SHA-512'), undefined);
 
   const add = await cli(env, `kafka-configs.sh ${BS} --alter --add-config SCRAM-SHA-512=[password=${PW.java512}] --entity-type users --entity-name javauser`, env.saslSsl);
   assert.equal(add.code, 0, add.stderr);
@@ -120,7 +144,7 @@ test('kafka-configs.sh manages SCRAM users; the Java client produces and consume
   assert.match(after.stdout, /pyuser/);
   await assert.rejects(kcat(env, 'SCRAM-SHA-512', 'javauser', PW.java512, ['-L', '-m', '5']), /Authentication failed|SASL authentication error|exited|Command failed/);
 
-  assertNoSecrets(env.lines, [...Object.values(PW), env.certs.keystorePassword]);
+  assertNoSecrets(env.lines, [...Object.values(PW), env.certs.keystorePassword, 'alice-secret']);
 });
 
 function kcatArgs(env: Env, mechanism: string, user: string, password: string): string[] {
