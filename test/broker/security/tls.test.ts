@@ -136,3 +136,30 @@ test('bad TLS files stop start-up with a message that names the setting and no p
   });
   await assert.rejects(startBroker(['--listeners=SSL://127.0.0.1:0', '--ssl.keystore.type=PEM', `--ssl.keystore.location=${certs.serverCert}`]), /expected one PEM private key, found 0/);
 });
+
+test('ssl.client.auth=requested: clients without a certificate are served, a valid one names the principal, an untrusted one is refused', async (t) => {
+  const certs = await certsFor(t);
+  const lines: string[] = [];
+  const b = await startBroker(
+    ['--listeners=SSL://127.0.0.1:0', '--ssl.keystore.type=PEM', `--ssl.keystore.location=${certs.serverPem}`, `--ssl.truststore.location=${certs.caPem}`, '--ssl.client.auth=requested'],
+    { log: (l) => lines.push(l) },
+  );
+  t.after(() => b.stop());
+  const ca = readFileSync(certs.caPem, 'utf8');
+  const kafka = (cert?: { key: string; cert: string }) =>
+    new Kafka({
+      clientId: 'requested',
+      brokers: [`127.0.0.1:${b.port}`],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 0 },
+      ssl: { ca: [ca], servername: 'localhost', ...(cert ? { key: readFileSync(cert.key, 'utf8'), cert: readFileSync(cert.cert, 'utf8') } : {}) },
+    });
+  assert.equal(await produceAndCount(kafka(), 'requested'), 2);
+  assert.ok(!lines.some((l) => l.includes('TLS client certificate accepted')));
+  assert.equal(await produceAndCount(kafka(certs.client('bob')), 'requested'), 4);
+  assert.ok(lines.some((l) => l.includes('"principal":"User:CN=bob,O=floe,C=US"')));
+  const producer = kafka(certs.client('eve', { untrusted: true })).producer();
+  await assert.rejects(producer.connect());
+  await producer.disconnect();
+  assert.ok(lines.some((l) => l.includes('TLS client certificate refused')));
+});
