@@ -64,7 +64,7 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
       problems.push(`config file ${file}: cannot read it (${(err as Error).message})`);
     }
     if (text !== undefined) {
-      for (const [key, value] of parseFile(file, text, problems)) raw.set(key, { value, source: `file ${file}` });
+      for (const [key, value] of parseFile(file, text, problems)) setRaw(raw, key, value, `file ${file}`, problems);
     }
   }
 
@@ -77,7 +77,7 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
     }
     raw.set(setting.key, { value, source: `environment ${name}` });
   }
-  for (const [key, value] of cli.values) raw.set(key, { value, source: `flag --${key}` });
+  for (const [key, value] of cli.values) setRaw(raw, key, value, `flag --${key}`, problems);
 
   const out: Record<string, unknown> = {};
   for (const s of SETTINGS) out[s.key] = s.default;
@@ -115,6 +115,25 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return { help: false, config: Object.freeze(out) as BrokerConfig };
+}
+
+/**
+ * Kafka's per-listener PLAIN users, `listener.name.<listener>.plain.sasl.jaas.config`, accepted as
+ * `sasl.plain.jaas.config` (Floe's PLAIN users are shared by every SASL listener).
+ */
+const LISTENER_PLAIN_JAAS = /^listener\.name\.[A-Za-z0-9_-]+\.plain\.sasl\.jaas\.config$/;
+
+function setRaw(raw: Map<string, { value: unknown; source: string }>, key: string, value: unknown, source: string, problems: string[]): void {
+  if (!LISTENER_PLAIN_JAAS.test(key)) {
+    raw.set(key, { value, source });
+    return;
+  }
+  const prior = raw.get('sasl.plain.jaas.config');
+  if (prior && prior.source.includes('listener.name.') && prior.value !== value) {
+    problems.push(`${source}: ${key} differs from another listener's PLAIN users; Floe shares PLAIN users across SASL listeners, so give them one value`);
+    return;
+  }
+  raw.set('sasl.plain.jaas.config', { value, source: `${source} (${key})` });
 }
 
 const SASL_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
@@ -168,7 +187,7 @@ function parseArgv(argv: readonly string[], problems: string[]) {
       i++;
     }
     if (key === 'config') configPath = value;
-    else if (!SETTINGS_BY_KEY.has(key)) problems.push(`flag --${key} is not a setting (did you mean one of ${nearest(key)}?)`);
+    else if (!SETTINGS_BY_KEY.has(key) && !LISTENER_PLAIN_JAAS.test(key)) problems.push(`flag --${key} is not a setting (did you mean one of ${nearest(key)}?)`);
     else values.set(key, value);
   }
   return { values, configPath, help };

@@ -85,6 +85,13 @@ test('several listeners: names map to security protocols, and TLS and SASL liste
   assert.throws(() => load(['--listener.security.protocol.map=PLAINTEXT:TLS']), /PROTOCOL one of PLAINTEXT, SSL/);
 });
 
+test("Kafka's listener.name.<l>.plain.sasl.jaas.config is accepted as sasl.plain.jaas.config", () => {
+  const jaas = 'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="x";';
+  const c = load(['--config', 'b.properties'], {}, { 'b.properties': `listeners=SASL_SSL://:0\nssl.keystore.location=k.p12\nlistener.name.sasl_ssl.plain.sasl.jaas.config=${jaas}\n` });
+  assert.equal(c['sasl.plain.jaas.config'], jaas);
+  assert.equal(load([`--listener.name.sasl_plaintext.plain.sasl.jaas.config=${jaas}`])['sasl.plain.jaas.config'], jaas);
+});
+
 test('bad files and flags without values are clear errors', () => {
   assert.throws(() => load(['--config', 'missing.properties']), /config file missing.properties: cannot read it/);
   assert.throws(() => load(['--config', 'x.json'], {}, { 'x.json': '[1]' }), /must hold a JSON object/);
