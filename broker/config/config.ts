@@ -88,7 +88,10 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
       continue;
     }
     const parsed = coerce(setting, value);
-    if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) problems.push(`${source}: ${key} ${parsed.error}`);
+    if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) {
+      // A secret's value is never repeated back, not even a wrong one.
+      problems.push(setting.sensitive === true ? `${source}: ${key} must be a string (its value is secret and not shown)` : `${source}: ${key} ${parsed.error}`);
+    }
     else out[key] = parsed;
   }
 

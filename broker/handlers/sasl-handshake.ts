@@ -21,6 +21,8 @@ export class SaslHandshakeHandler implements ApiHandler {
     const mechanisms = [...(this.sasl?.mechanisms ?? [])];
     const reauth = session?.state === 'authenticated' && (this.sasl?.reauthMs ?? 0) > 0 && ctx.apiVersion >= 1;
     if (!this.sasl || !session || (session.state !== 'handshake' && !reauth)) {
+      // In the middle of an exchange Kafka's authenticator drops the connection; after it, it only answers.
+      if (session?.state === 'authenticate') security.closeAfterResponse = true;
       return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms };
     }
     const mechanism = String(body.mechanism);

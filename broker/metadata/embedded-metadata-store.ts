@@ -226,7 +226,8 @@ export class EmbeddedMetadataStore implements MetadataStore {
         : {}),
     };
     const tmp = join(this.dir, 'metadata.json.tmp');
-    const fh = await open(tmp, 'w');
+    // Owner-only: the file holds SCRAM StoredKeys and ServerKeys (not passwords, but not for everyone either).
+    const fh = await open(tmp, 'w', 0o600);
     try {
       await fh.writeFile(JSON.stringify(state, null, 2));
       await fh.sync();

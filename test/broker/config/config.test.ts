@@ -92,6 +92,14 @@ test("Kafka's listener.name.<l>.plain.sasl.jaas.config is accepted as sasl.plain
   assert.equal(load([`--listener.name.sasl_plaintext.plain.sasl.jaas.config=${jaas}`])['sasl.plain.jaas.config'], jaas);
 });
 
+test('a secret setting with a wrong value is reported without its value', () => {
+  assert.throws(() => load(['--config', 's.json'], {}, { 's.json': '{"ssl.keystore.password": 987654321}' }), (err: Error) => {
+    assert.match(err.message, /ssl.keystore.password must be a string \(its value is secret and not shown\)/);
+    assert.ok(!err.message.includes('987654321'));
+    return true;
+  });
+});
+
 test('bad files and flags without values are clear errors', () => {
   assert.throws(() => load(['--config', 'missing.properties']), /config file missing.properties: cannot read it/);
   assert.throws(() => load(['--config', 'x.json'], {}, { 'x.json': '[1]' }), /must hold a JSON object/);
