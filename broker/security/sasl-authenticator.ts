@@ -145,10 +145,11 @@ export class SaslAuthenticator {
       if (session.reauthenticating && principal !== security.principal) throw new SaslAuthenticationError('re-authentication may not change the principal');
       security.principal = principal;
       session.state = 'authenticated';
+      const reauthenticated = session.reauthenticating;
       session.reauthenticating = false;
       session.server = undefined;
       session.expiresAtMs = this.reauthMs > 0 ? this.now() + this.reauthMs : undefined;
-      this.log.debug('SASL authentication succeeded', { conn: conn.id, remote: conn.remoteAddress, principal, mechanism: session.mechanism });
+      this.log.debug('SASL authentication succeeded', { conn: conn.id, remote: conn.remoteAddress, principal, mechanism: session.mechanism, reauthenticated });
       return { response, done, sessionLifetimeMs: this.reauthMs };
     } catch (err) {
       session.state = 'failed';

@@ -8,7 +8,7 @@
 // - kafka-python (Debian; SaslHandshake v0 with raw tokens) over SASL_PLAINTEXT with PLAIN and SCRAM-SHA-256.
 // Every password used stays out of the broker's log.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { rm } from 'node:fs/promises';
@@ -19,7 +19,8 @@ import { credentialFromPassword } from '../../broker/security/scram.js';
 import { startBroker, tempDir, type TestBroker } from '../helpers/broker.js';
 import { makeCerts, type TestCerts } from '../helpers/certs.js';
 import { venvPython } from '../helpers/peers.js';
-import { runKafkaScript } from './clients/kafka-cli.js';
+import { KAFKA_SCRIPTS, runKafkaScript } from './clients/kafka-cli.js';
+import { javaCommand } from './clients/java.js';
 
 const run = promisify(execFile);
 const PW = { admin: 'admin-Pw-31c8', java512: 'java512-Pw-9a7e', java256: 'java256-Pw-c0d2', wrong: 'wrong-Pw-8e6b' };
@@ -286,4 +287,26 @@ test('mTLS (SSL listener, ssl.client.auth=required): the Java client, kcat and c
     ['a', 'b', 'c'],
   );
   assert.ok(lines.some((l) => l.includes('"principal":"User:CN=app,O=floe,C=US"')));
+});
+
+test('the Java consumer re-authenticates (KIP-368) on the same connection when connections.max.reauth.ms is set', { timeout: 300_000 }, async (t) => {
+  const dir = await tempDir('floe-reauth-java-');
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const certs = makeCerts(dir);
+  const lines: string[] = [];
+  const jaas = `org.apache.kafka.common.security.plain.PlainLoginModule required user_admin="${PW.admin}";`;
+  const b = await startBroker(['--listeners=SASL_SSL://127.0.0.1:0', '--ssl.keystore.type=PEM', `--ssl.keystore.location=${certs.serverPem}`, `--sasl.plain.jaas.config=${jaas}`, '--connections.max.reauth.ms=1500'], { log: (l) => lines.push(l) });
+  t.after(() => b.stop());
+  const env = { dir, certs } as Env;
+  const props = javaProps({ ...env, saslSsl: '' } as Env, 'reauth.properties', 'PLAIN', 'admin', PW.admin);
+  const { cmd, args } = javaCommand(KAFKA_SCRIPTS['kafka-console-consumer.sh'] ?? '', ['--bootstrap-server', `127.0.0.1:${b.port}`, '--topic', 'reauth', '--command-config', props, '--timeout-ms', '240000']);
+  const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'ignore'] });
+  t.after(() => child.kill('SIGKILL'));
+  const reauths = () => lines.filter((l) => l.includes('SASL authentication succeeded') && l.includes('"reauthenticated":true'));
+  // Waits until the client has renewed a session (bounded by the test's timeout, not a threshold).
+  while (reauths().length === 0) await new Promise((r) => setTimeout(r, 200));
+  const conn = /"conn":(\d+)/.exec(reauths()[0] ?? '')?.[1];
+  assert.ok(lines.some((l) => l.includes('SASL authentication succeeded') && l.includes(`"conn":${conn},`) && l.includes('"reauthenticated":false')), 'the renewal was on a connection that had logged in before');
+  assert.ok(!lines.some((l) => l.includes('expired (connections.max.reauth.ms)')), 'no session expired');
+  assertNoSecrets(lines, [PW.admin]);
 });
