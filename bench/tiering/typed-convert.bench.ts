@@ -11,7 +11,8 @@ import type { RecordInput } from '../../protocol/record-batch/records.js';
 import { convertSegment } from '../../tiering/convert/segment-to-parquet.js';
 import { LAST_COLUMN_ID, TOPIC_SCHEMA } from '../../tiering/convert/schema.js';
 import { TypedLayout } from '../../tiering/typed/table-layout.js';
-import { ValueTyper, type RegistryReader, type RegistrySchema } from '../../tiering/typed/value-typer.js';
+import type { RegistryReader, RegistrySchema } from '../../tiering/typed/value-typer.js';
+import { RecordTypers } from '../../tiering/typed/record-typers.js';
 import { BenchArgs } from '../lib/args.js';
 import { median } from '../lib/stats.js';
 import { formatMarkdownTable, formatTable, type Cell } from '../lib/table.js';
@@ -116,7 +117,7 @@ interface Run {
 }
 
 async function convertOnce(seg: Buffer, typed: boolean): Promise<Run> {
-  const typer = typed ? new ValueTyper({ mode: 'value_schema_id_prefix', subject: 'bench-value', invalidRecordAction: 'dlq_table' }, () => registry, TypedLayout.of(TOPIC_SCHEMA, LAST_COLUMN_ID)) : undefined;
+  const typer = typed ? new RecordTypers(TypedLayout.of(TOPIC_SCHEMA, LAST_COLUMN_ID), { value: { mode: 'value_schema_id_prefix', subject: 'bench-value' }, invalidRecordAction: 'dlq_table' }, () => registry) : undefined;
   const c0 = process.cpuUsage();
   let bytes = 0;
   let rawKept = 0;

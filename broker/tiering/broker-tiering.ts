@@ -16,7 +16,7 @@
  * - Recovery from the warehouse alone: a partition whose local log is empty but whose table holds offsets up
  *   to C (the local disk was lost) starts its local log at C + 1; earlier offsets are served from the table.
  */
-import type { PartitionCompaction, TableExpiry, TableSnapshotInfo, TableStats, TieringObserver, TieringPlugin, TopicTieringConfig } from '../../tiering/plugin/api.js';
+import type { PartitionCompaction, TableExpiry, TableSnapshotInfo, TableStats, TieringObserver, TieringPlugin, TopicTieringConfig, TypedKeySettings, TypedValueSettings } from '../../tiering/plugin/api.js';
 import { openIcebergTiering, type OpenedIcebergTiering } from '../../tiering/plugin/open-iceberg-tiering.js';
 import type { CacheStats, SegmentCodec } from '../../tiering/plugin/segment-codec.js';
 import type { BrokerConfig } from '../config/settings.js';
@@ -53,6 +53,9 @@ export function topicTieringConfig(overrides: Readonly<Record<string, string>>, 
   const deletes = deletesByRetention(eff);
   const never = (v: number) => (!deletes || v < 0 || v >= Number.MAX_SAFE_INTEGER ? Infinity : v);
   const mode = eff.get('iceberg.mode')?.value;
+  const keyMode = eff.get('iceberg.key.mode')?.value;
+  const value: TypedValueSettings | undefined = mode === 'value_schema_id_prefix' || mode === 'value_schema_latest' ? { mode, subject: eff.get('iceberg.value.subject')?.value || `${topic}-value` } : undefined;
+  const key: TypedKeySettings | undefined = keyMode === 'key_schema_id_prefix' || keyMode === 'key_schema_latest' ? { mode: keyMode, subject: eff.get('iceberg.key.subject')?.value || `${topic}-key` } : undefined;
   return {
     enabled: eff.get('remote.storage.enable')?.value === 'true' || eff.get('iceberg.enabled')?.value === 'true',
     namespace: (eff.get('iceberg.namespace')?.value ?? 'kafka').split('.').filter((s) => s !== ''),
@@ -64,11 +67,11 @@ export function topicTieringConfig(overrides: Readonly<Record<string, string>>, 
       minInputFiles: n('iceberg.compaction.min.input.files'),
       targetFileSizeBytes: n('iceberg.compaction.target.file.size.bytes') > 0 ? n('iceberg.compaction.target.file.size.bytes') : undefined,
     },
-    ...(mode === 'value_schema_id_prefix' || mode === 'value_schema_latest'
+    ...(value !== undefined || key !== undefined
       ? {
           typed: {
-            mode,
-            subject: eff.get('iceberg.value.subject')?.value || `${topic}-value`,
+            value,
+            key,
             invalidRecordAction: eff.get('iceberg.invalid.record.action')?.value === 'drop' ? ('drop' as const) : ('dlq_table' as const),
           },
         }

@@ -63,6 +63,8 @@ const NON_DEFAULT: Record<string, string> = {
   'iceberg.commit.interval.ms': '1000',
   'iceberg.mode': 'value_schema_latest',
   'iceberg.value.subject': 'lake-events',
+  'iceberg.key.mode': 'key_schema_latest',
+  'iceberg.key.subject': 'lake-keys',
   'iceberg.invalid.record.action': 'drop',
   'iceberg.compaction.enabled': 'false',
   'iceberg.compaction.min.input.files': '8',

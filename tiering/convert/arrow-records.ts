@@ -7,6 +7,7 @@ import { encodeRecords, type RecordHeader, type RecordInput } from '../../protoc
 import type { IndexedBatch } from '../offset-index/format.js';
 import { TieringConvertError } from './errors.js';
 import type { TypedFileValues } from '../typed/value-rebuild.js';
+import { KEY_SCHEMA_ID_COLUMN, VALUE_SCHEMA_ID_COLUMN } from '../typed/table-layout.js';
 
 /** Typed views of one Arrow chunk's columns. */
 class Columns {
@@ -14,14 +15,22 @@ class Columns {
   private readonly kafka: arrow.Data;
   private readonly value: arrow.Data;
   private readonly root: arrow.Data;
+  /** kafka.value_schema_id and kafka.key_schema_id, in typed files that have them. */
+  private readonly valueSchemaId: arrow.Data | undefined;
+  private readonly keySchemaId: arrow.Data | undefined;
   constructor(
     batch: arrow.RecordBatch,
     private readonly typed: TypedFileValues | null,
+    private readonly typedKeys: TypedFileValues | null,
   ) {
     this.rows = batch.numRows;
     this.root = batch.data;
     this.kafka = batch.data.children[0]!;
     this.value = batch.data.children[1]!;
+    const names = (batch.schema.fields[0]!.type as arrow.Struct).children.map((f) => f.name);
+    const child = (name: string) => (names.indexOf(name) >= 0 ? this.kafka.children[names.indexOf(name)] : undefined);
+    this.valueSchemaId = child(VALUE_SCHEMA_ID_COLUMN);
+    this.keySchemaId = child(KEY_SCHEMA_ID_COLUMN);
   }
   private k(i: number): arrow.Data {
     return this.kafka.children[i]!;
@@ -52,7 +61,11 @@ class Columns {
     return Columns.i64(this.k(2), i);
   }
   key(i: number): Buffer | null {
-    return Columns.bin(this.k(4), i);
+    const k = Columns.bin(this.k(4), i);
+    if (k !== null || this.typedKeys === null) return k;
+    // Typed keys: kafka.key_schema_id set means the key is in the key column.
+    const id = this.keySchemaId;
+    return id !== undefined && Columns.valid(id, i) ? this.typedKeys.rebuild(this.root, i, Columns.i32(id, i)) : null;
   }
   headers(i: number): RecordHeader[] {
     const list = this.k(5);
@@ -85,8 +98,8 @@ class Columns {
   val(i: number): Buffer | null {
     const v = Columns.bin(this.value, i);
     if (v !== null || this.typed === null) return v;
-    // A typed file: kafka.value_schema_id (after raw_record) set means the value is in the typed columns.
-    const id = this.k(10);
+    // A typed file: kafka.value_schema_id set means the value is in the typed columns.
+    const id = this.valueSchemaId;
     return id !== undefined && Columns.valid(id, i) ? this.typed.rebuild(this.root, i, Columns.i32(id, i)) : null;
   }
 }
@@ -96,8 +109,8 @@ export class RowCursor {
   private chunk = 0;
   private chunkStart = 0;
   private readonly cols: Columns[];
-  constructor(table: arrow.Table, typed: TypedFileValues | null = null) {
-    this.cols = table.batches.map((b) => new Columns(b, typed));
+  constructor(table: arrow.Table, typed: TypedFileValues | null = null, typedKeys: TypedFileValues | null = null) {
+    this.cols = table.batches.map((b) => new Columns(b, typed, typedKeys));
   }
   at(row: number): [Columns, number] {
     for (;;) {

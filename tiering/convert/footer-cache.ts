@@ -27,6 +27,8 @@ export interface LoadedFooter {
   nativeFailed?: string;
   /** A typed file's value rebuilder (its rows are read through Arrow); null for a key_value file. */
   readonly typed: TypedFileValues | null;
+  /** A file with typed keys: their rebuilder; null otherwise. */
+  readonly typedKeys: TypedFileValues | null;
 }
 
 /** Bytes of natively decoded row groups a footer cache keeps by default (see FooterCache.rowGroups). */
@@ -67,11 +69,15 @@ export async function loadFooter(io: FileIO, location: string, index: SegmentInd
     try {
       const footer = parseFileMetaData(meta);
       const typed = TypedFileValues.fromFooter(footer.keyValueMetadata);
-      // Typed values are rebuilt from Arrow rows (the parquet-wasm path), not from native leaves.
-      loaded = typed ? { tree, native: null, nativeUnavailable: 'values are rebuilt from typed columns', typed } : { tree, native: nativeLeaves(footer), typed: null };
+      const typedKeys = TypedFileValues.keysFromFooter(footer.keyValueMetadata);
+      // Typed values and keys are rebuilt from Arrow rows (the parquet-wasm path), not from native leaves.
+      loaded =
+        typed || typedKeys
+          ? { tree, native: null, nativeUnavailable: 'values are rebuilt from typed columns', typed, typedKeys }
+          : { tree, native: nativeLeaves(footer), typed: null, typedKeys: null };
     } catch (err) {
       if (!(err instanceof ParquetError)) throw err;
-      loaded = { tree, native: null, nativeUnavailable: err.message, typed: null };
+      loaded = { tree, native: null, nativeUnavailable: err.message, typed: null, typedKeys: null };
     }
     // Two parsed forms of the footer: charge both.
     footerCosts.set(loaded, 2 * footerTreeCost(meta.length));

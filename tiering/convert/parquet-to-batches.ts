@@ -161,7 +161,7 @@ async function decodeRowGroups(req: RemoteFetchRequest, location: string, rgA: n
     bytesRead += full.length;
   }
   const table = readParquetTable(sliceParquetFile(footer.tree, rgA, rgB, full, groups[rgA]!.byteStart), { batchSize: 1 << 20 });
-  return { decoded: { kind: 'parquet-wasm', cursor: new RowCursor(table, footer.typed) }, bytesRead };
+  return { decoded: { kind: 'parquet-wasm', cursor: new RowCursor(table, footer.typed, footer.typedKeys) }, bytesRead };
 }
 
 /**

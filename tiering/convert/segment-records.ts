@@ -140,8 +140,8 @@ export function hasRows(segment: Buffer, b: BatchBounds): boolean {
 }
 
 
-/** The values of a file's data records (views valid until the next one), for the typed pre-scan. */
-export function* fileValues(segment: Buffer, group: readonly BatchBounds[], base: number): Generator<Uint8Array, void, void> {
+/** The values (or keys) of a file's data records (views valid until the next one), for the typed pre-scan. */
+export function* fileValues(segment: Buffer, group: readonly BatchBounds[], base: number, part: 'value' | 'key' = 'value'): Generator<Uint8Array, void, void> {
   const scratch: DecompressScratch = { buf: Buffer.allocUnsafe(64 * 1024) };
   const rec: RecordRanges = { keyStart: 0, keyLen: -1, valueStart: 0, valueLen: -1, headerCount: 0, headers: new Int32Array(64), rawStart: 0, rawLen: -1, badKeys: [] };
   const f: RecordFields = { attributes: 0, timestampDelta: 0, offsetDelta: 0 };
@@ -155,7 +155,9 @@ export function* fileValues(segment: Buffer, group: readonly BatchBounds[], base
     try {
       for (let r = 0; r < count; r++) {
         readRecord(d.data, cur, r, rec, f);
-        if (rec.valueLen >= 0) yield d.data.subarray(rec.valueStart, rec.valueStart + rec.valueLen);
+        if (part === 'value') {
+          if (rec.valueLen >= 0) yield d.data.subarray(rec.valueStart, rec.valueStart + rec.valueLen);
+        } else if (rec.keyLen >= 0) yield d.data.subarray(rec.keyStart, rec.keyStart + rec.keyLen);
       }
     } catch {
       continue;

@@ -37,8 +37,9 @@ import { decodeBatch, fileValues, hasRows, openBatch, readRecord, type RecordFie
 import { TOPIC_SCHEMA } from './schema.js';
 import { INDEX_VERSION, encodeSegmentIndex, type IndexedBatch, type IndexedRowGroup, type SegmentIndex } from '../offset-index/format.js';
 import { dataFilePath, indexPath } from '../offset-index/location.js';
-import { LayoutChangedError, TypedRows, type DeadLetter, type TypedCounts } from '../typed/typed-rows.js';
-import { WRITERS_KEY, type ValueTyper } from '../typed/value-typer.js';
+import type { RecordTypers } from '../typed/record-typers.js';
+import { KEY_EXACT, LayoutChangedError, TypedRows, VALUE_EXACT, type DeadLetter, type TypedCounts } from '../typed/typed-rows.js';
+import { KEY_WRITERS_KEY, WRITERS_KEY } from '../typed/value-typer.js';
 
 export interface ConvertOptions {
   readonly partition: number;
@@ -56,8 +57,8 @@ export interface ConvertOptions {
   readonly verifyCrc?: boolean;
   /** Tag added to every file name after its offsets (compaction's outputs; see ../offset-index/location.ts). */
   readonly nameTag?: string;
-  /** Types values into columns (the schema table modes, ../typed/); absent: `key_value`. */
-  readonly typed?: ValueTyper;
+  /** Types values and keys into columns (the schema table modes, ../typed/); absent: `key_value`. */
+  readonly typed?: RecordTypers;
 }
 
 /** What typing did to one file's values (schema modes only). */
@@ -281,7 +282,7 @@ interface FileOptions {
   /** Segment byte of segment[0] (the window's start), for error messages. */
   readonly base: number;
   readonly nameTag?: string;
-  readonly typed?: ValueTyper;
+  readonly typed?: RecordTypers;
 }
 
 async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBytes: number, o: FileOptions): Promise<ConvertedFile> {
@@ -305,6 +306,7 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
   const typed = o.typed ? new TypedRows(o.typed) : null;
   if (typed) {
     for (const v of fileValues(segment, group, o.base)) typed.scan(v);
+    if (typed.typesKeys) for (const k of fileValues(segment, group, o.base, 'key')) typed.scanKey(k);
     typed.start();
   }
   const flush = (): arrow.RecordBatch => (typed ? typed.wrap(builder.flush()) : builder.flush());
@@ -384,8 +386,12 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
         const inGroup = rows % o.rowGroupRows;
         if (inGroup === 0) rgFirst.push(offset);
         if (inGroup === o.rowGroupRows - 1) rgLast.push(offset);
-        // Schema modes: a value its typed columns rebuild exactly is not stored as bytes.
-        if (typed?.record(d.data, rec, o.partition, offset, visible)) rec.valueLen = -1;
+        // Schema modes: a value or key its typed columns rebuild exactly is not stored as bytes.
+        if (typed) {
+          const exact = typed.record(d.data, rec, o.partition, offset, visible);
+          if (exact & VALUE_EXACT) rec.valueLen = -1;
+          if (exact & KEY_EXACT) rec.keyLen = -1;
+        }
         builder.addRecord(offset, visible * 1000, d.data, rec, f.attributes, logAppend ? f.timestampDelta : null);
         lastRowOffset = offset;
         rows++;
@@ -412,7 +418,10 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
     ]);
     // The file is about the size of the log it holds (producers compress too); a hint, not a limit.
     const schema = typed ? typed.schema : TOPIC_SCHEMA;
-    if (typed) kv.set(WRITERS_KEY, JSON.stringify(typed.writers()));
+    if (typed) {
+      kv.set(WRITERS_KEY, JSON.stringify(typed.writers()));
+      if (typed.typesKeys) kv.set(KEY_WRITERS_KEY, JSON.stringify(typed.keyWriters()));
+    }
     parquet = await writeParquet(schema, chunks(), { compression: o.compression, rowGroupRows: o.rowGroupRows, keyValueMetadata: kv, sizeHint: logBytes + (1 << 20) });
   } else {
     for await (const _ of chunks()) void _;

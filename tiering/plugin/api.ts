@@ -113,14 +113,17 @@ export interface TopicTieringConfig {
   /** Background compaction of the table's small files; absent: off. */
   readonly compaction?: TopicCompactionConfig;
   /**
-   * `iceberg.mode` other than key_value (with `iceberg.value.subject` and `iceberg.invalid.record.action`):
-   * values become typed columns from the schema registry's schemas; absent: `key_value`.
+   * `iceberg.mode` other than key_value (with `iceberg.value.subject`), `iceberg.key.mode` other than binary
+   * (with `iceberg.key.subject`), and `iceberg.invalid.record.action`: values and keys become typed columns
+   * from the schema registry's schemas; absent: `key_value` rows with binary keys.
    */
-  readonly typed?: TypedValueSettings;
+  readonly typed?: TopicTypingSettings;
 }
 
-export type { RegistryReader, RegistrySchema, TypedTableMode, TypedValueSettings } from '../typed/value-typer.js';
-import type { RegistryReader, TypedValueSettings } from '../typed/value-typer.js';
+export type { RegistryReader, RegistrySchema, TypedKeyMode, TypedKeySettings, TypedTableMode, TypedValueSettings } from '../typed/value-typer.js';
+export type { TopicTypingSettings } from '../typed/record-typers.js';
+import type { RegistryReader } from '../typed/value-typer.js';
+import type { TopicTypingSettings } from '../typed/record-typers.js';
 
 /** `iceberg.compaction.*`: merging a partition's small data files (see compaction-plan.ts). */
 export interface TopicCompactionConfig {

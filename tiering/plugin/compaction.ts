@@ -24,7 +24,7 @@ import { TieringError } from './api.js';
 import type { CompactionGroup } from './compaction-plan.js';
 import type { SegmentEntry } from './partition-manifest.js';
 import type { SegmentCodec } from './segment-codec.js';
-import type { ValueTyper } from '../typed/value-typer.js';
+import type { RecordTypers } from '../typed/record-typers.js';
 
 /** Bytes asked of one read while rebuilding (whole batches; the first is returned whole whatever its size). */
 const READ_BYTES = 4 * 1024 * 1024;
@@ -45,7 +45,7 @@ export interface RewriteContext {
    * Schema modes: the merged file is typed as the copy path types (its dead letters are already in the
    * dead-letter table and are not added again).
    */
-  readonly typed?: ValueTyper | undefined;
+  readonly typed?: RecordTypers | undefined;
   /** A tag for the outputs' names instead of compactedTag's (rebuilds: never an existing file's name). */
   readonly nameTag?: string;
 }

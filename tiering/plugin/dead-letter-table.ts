@@ -66,9 +66,9 @@ export const DEAD_LETTER_SCHEMA: Schema = Object.freeze({
         ],
       },
     },
-    { id: 2, name: 'value', required: true, type: 'binary', doc: 'The record value exactly as produced' },
+    { id: 2, name: 'value', required: false, type: 'binary', doc: 'The record value exactly as produced (null for a tombstone whose key could not be typed)' },
     { id: 3, name: 'reason', required: true, type: 'string', doc: 'MISSING_PREFIX, UNKNOWN_SCHEMA, UNSUPPORTED_SCHEMA, INCOMPATIBLE_SCHEMA or CORRUPT_PAYLOAD' },
-    { id: 4, name: 'message', required: true, type: 'string', doc: 'What was wrong, naming the schema id and field' },
+    { id: 4, name: 'message', required: true, type: 'string', doc: 'What was wrong, naming the schema id and field; a key\'s problem starts with "key: "' },
     { id: 5, name: 'schema_id', required: false, type: 'int', doc: 'The registry schema id the record named or was decoded with' },
   ],
 }) as Schema;
@@ -168,6 +168,8 @@ export class DeadLetterTable {
     const fresh = pending.filter((p) => p.lastOffset > this.committedOffset(p.partition));
     if (fresh.length === 0) return;
     const update = this.table.newAppend();
+    // Tables made before typed keys hold `value` as required: a key's dead letter may have none.
+    if (this.table.schema().fields.find((f) => f.id === 2)?.required) update.setSchema(DEAD_LETTER_SCHEMA, this.table.metadata['last-column-id']);
     const highest = new Map<number, number>();
     for (const p of fresh) {
       update.addFile(p.file);

@@ -64,7 +64,8 @@ import type { SegmentCodec } from './segment-codec.js';
 import { FLOE_TABLE_PROPERTIES, type MaintenanceResult, type TableMaintenance } from './table-maintenance.js';
 import { TopicTyping, type TypingReport } from './topic-typing.js';
 import { DeadLetterTable } from './dead-letter-table.js';
-import type { RegistryReader, TypedValueSettings } from '../typed/value-typer.js';
+import type { RegistryReader } from '../typed/value-typer.js';
+import type { TopicTypingSettings } from '../typed/record-typers.js';
 
 export type { CompactionOutcome, CompactOptions } from './topic-compaction.js';
 
@@ -108,7 +109,7 @@ export class IcebergTopic {
       reload: () => this.reload(),
       specIsOurs: () => this.specIsOurs(),
       retired: () => this.retired,
-      typed: () => this.typing.typer,
+      typed: () => this.typing.typers,
     });
     // The recovery runbook (hide, rollback) likewise (topic-runbook.ts).
     this.runbook = new TopicRunbook({
@@ -140,7 +141,7 @@ export class IcebergTopic {
   }
 
   /** Sets how values become rows (see TopicTyping.configure); undefined settings are `key_value`. */
-  configureTyping(settings: TypedValueSettings | undefined, registry: () => RegistryReader | null | undefined, catalog: Catalog, report: TypingReport = {}): void {
+  configureTyping(settings: TopicTypingSettings | undefined, registry: () => RegistryReader | null | undefined, catalog: Catalog, report: TypingReport = {}): void {
     this.typing.configure(settings, registry, catalog, { schema: this.table.schema(), lastColumnId: this.table.metadata['last-column-id'] }, report);
   }
 
@@ -207,7 +208,7 @@ export class IcebergTopic {
       baseOffset: segment.baseOffset,
       lastOffset: segment.lastOffset,
       segmentPath: segment.path,
-      ...(this.typing.typer ? { typed: this.typing.typer } : {}),
+      ...(this.typing.typers ? { typed: this.typing.typers } : {}),
     });
     await this.typing.converted(segment, converted);
     this.pendingFiles.set(key(segment.partition, segment.baseOffset), converted.dataFiles);

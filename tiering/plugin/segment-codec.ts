@@ -11,7 +11,7 @@ import type { Schema } from '../../iceberg/schema.js';
 import type { RebuildCompression } from '../convert/batch-assembly.js';
 import type { RemoteFetchResult } from './api.js';
 import type { DeadLetter, TypedCounts } from '../typed/typed-rows.js';
-import type { ValueTyper } from '../typed/value-typer.js';
+import type { RecordTypers } from '../typed/record-typers.js';
 
 export interface ConvertSegmentInput {
   readonly io: FileIO;
@@ -30,7 +30,7 @@ export interface ConvertSegmentInput {
   /** Log bytes per data file, instead of the codec's own setting (compaction's target). */
   readonly targetFileBytes?: number;
   /** Schema table modes: types values into columns (../typed/); absent for `key_value`. */
-  readonly typed?: ValueTyper;
+  readonly typed?: RecordTypers;
 }
 
 export interface ConvertedSegment {

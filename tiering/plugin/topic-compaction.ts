@@ -18,7 +18,7 @@ import { crashPoint } from './crash-points.js';
 import type { FileLeases } from './file-leases.js';
 import type { PartitionManifest, SegmentEntry } from './partition-manifest.js';
 import type { SegmentCodec } from './segment-codec.js';
-import type { ValueTyper } from '../typed/value-typer.js';
+import type { RecordTypers } from '../typed/record-typers.js';
 import { schemaHolds } from '../typed/table-layout.js';
 import { TOPIC_SCHEMA } from '../convert/schema.js';
 import { sameSchemaStructure } from '../../iceberg/schema.js';
@@ -66,8 +66,8 @@ export interface CompactionHost {
   specIsOurs(): boolean;
   /** Whether the topic is going away (deleted): nothing may be committed or left behind any more. */
   retired(): boolean;
-  /** The topic's value typing in schema modes (rewritten files are typed the same way). */
-  typed(): ValueTyper | undefined;
+  /** The topic's value and key typing in schema modes (rewritten files are typed the same way). */
+  typed(): RecordTypers | undefined;
 }
 
 export class TopicCompaction {

@@ -1,8 +1,8 @@
 /**
- * One topic's schema-mode state beside its table (iceberg-topic.ts holds one): the value typing handed to
- * each conversion, the table's typed layout (its schema goes into the commit that first needs it), and the
+ * One topic's schema-mode state beside its table (iceberg-topic.ts holds one): the value and key typing
+ * handed to each conversion, the table's typed layout (its schema goes into the commit that first needs it), and the
  * dead-letter table `<topic>~dlq` (written at copy time, committed just before the topic table's commit of
- * the same segments). Absent settings mean `key_value`: nothing here is used.
+ * the same segments). Absent settings mean `key_value` with binary keys: nothing here is used.
  */
 import type { Catalog, TableIdentifier } from '../../iceberg/catalog/catalog.js';
 import type { FileIO } from '../../iceberg/io/file-io.js';
@@ -11,8 +11,9 @@ import type { SnapshotUpdate } from '../../iceberg/transaction.js';
 import type { LogSegmentData, TieringObserver } from './api.js';
 import { DeadLetterTable, type PendingDeadLetters } from './dead-letter-table.js';
 import type { ConvertedSegment } from './segment-codec.js';
+import { RecordTypers, type TopicTypingSettings } from '../typed/record-typers.js';
 import { TypedLayout } from '../typed/table-layout.js';
-import { ValueTyper, type RegistryReader, type TypedValueSettings } from '../typed/value-typer.js';
+import type { RegistryReader } from '../typed/value-typer.js';
 
 export interface TypingReport {
   readonly observer?: TieringObserver | undefined;
@@ -20,8 +21,8 @@ export interface TypingReport {
 }
 
 export class TopicTyping {
-  /** The value typing (undefined in `key_value` mode). */
-  typer: ValueTyper | undefined;
+  /** The value and key typing (undefined in `key_value` mode with binary keys). */
+  typers: RecordTypers | undefined;
   private layout: TypedLayout | undefined;
   private deadLetterTable: Promise<DeadLetterTable> | undefined;
   private readonly pending = new Map<string, PendingDeadLetters>();
@@ -35,20 +36,21 @@ export class TopicTyping {
   ) {}
 
   /**
-   * Sets how values become rows: a schema mode types them with the registry's schemas (the layout starts
-   * from the table's current schema and evolves as new schema versions arrive); undefined is `key_value`.
-   * Takes effect for segments converted from now on.
+   * Sets how values and keys become rows: a schema mode types them with the registry's schemas (the layout
+   * starts from the table's current schema and evolves as new schema versions arrive); undefined is
+   * `key_value` with binary keys. Takes effect for segments converted from now on.
    */
-  configure(settings: TypedValueSettings | undefined, registry: () => RegistryReader | null | undefined, catalog: Catalog, table: { schema: Schema; lastColumnId: number }, report: TypingReport): void {
-    if (settings === undefined) {
-      this.typer = undefined;
+  configure(settings: TopicTypingSettings | undefined, registry: () => RegistryReader | null | undefined, catalog: Catalog, table: { schema: Schema; lastColumnId: number }, report: TypingReport): void {
+    if (settings === undefined || (settings.value === undefined && settings.key === undefined)) {
+      this.typers = undefined;
       return;
     }
-    if (this.typer && JSON.stringify(this.typer.settings) === JSON.stringify(settings)) return;
+    if (this.typers && JSON.stringify(this.typers.settings) === JSON.stringify(settings)) return;
     this.layout ??= TypedLayout.of(table.schema, table.lastColumnId);
-    this.typer = new ValueTyper(settings, registry, this.layout, (r) =>
-      report.onWarn?.(`records of schema id ${r.schemaId} cannot be typed into the table; they go to the dead-letter table (${settings.invalidRecordAction}) and Kafka consumers still read them`, {
+    this.typers = new RecordTypers(this.layout, settings, registry, (r) =>
+      report.onWarn?.(`records whose ${r.part} has schema id ${r.schemaId} cannot be typed into the table; they go to the dead-letter table (${settings.invalidRecordAction}) and Kafka consumers still read them`, {
         topic: this.topic,
+        part: r.part,
         schemaId: r.schemaId,
         subjects: r.versions.map((v) => `${v.subject} version ${v.version}`),
         reason: r.reason,
@@ -75,7 +77,7 @@ export class TopicTyping {
     for (const l of converted.typed.deadLetters) byReason[l.reason] = (byReason[l.reason] ?? 0) + 1;
     if (c.dead > 0 && converted.typed.deadLetters.length === 0) byReason['DROPPED'] = c.dead;
     try {
-      this.report.observer?.valuesTyped?.({ topic: this.topic, exact: c.exact, rawKept: c.rawKept, deadLetters: byReason, action: this.typer?.settings.invalidRecordAction ?? 'dlq_table' });
+      this.report.observer?.valuesTyped?.({ topic: this.topic, exact: c.exact, rawKept: c.rawKept, deadLetters: byReason, action: this.typers?.invalidRecordAction ?? 'dlq_table' });
     } catch {
       // Observers must not stop tiering.
     }

@@ -5,7 +5,12 @@
  * `kafka.value_schema_id` (the registry id a row's typed columns were decoded with) and one top-level column
  * per field of the value. `value` then holds a record's exact bytes only where the typed columns cannot
  * rebuild them (and for records that are not typed at all); it is null for the others. A value field named
- * `kafka` or `value` becomes the column `kafka_` or `value_`.
+ * `kafka`, `value` or `key` becomes the column `kafka_`, `value_` or `key_`.
+ *
+ * Typed keys (`iceberg.key.mode`) add `kafka.key_schema_id` and one top-level struct column `key` holding the
+ * key's fields (a key whose schema is not a record is its single field `value`, as for values); `kafka.key`
+ * then holds a key's bytes only where `key` cannot rebuild them. The `key` struct evolves as the value's
+ * columns do.
  *
  * Field ids are stable: a field keeps its column (and id) from version to version by name, new fields get
  * fresh ids above the table's last column id, and a dropped field's column stays (later rows hold null).
@@ -20,7 +25,10 @@ import { FIELD_IDS, LAST_COLUMN_ID, TOPIC_SCHEMA } from '../convert/schema.js';
 import type { MappedField, MappedType } from './api.js';
 
 export const VALUE_SCHEMA_ID_COLUMN = 'value_schema_id';
-const RESERVED = new Set(['kafka', 'value']);
+export const KEY_SCHEMA_ID_COLUMN = 'key_schema_id';
+/** The top-level struct column of typed keys. */
+export const KEY_COLUMN = 'key';
+const RESERVED = new Set(['kafka', 'value', KEY_COLUMN]);
 
 /** The table column of a top-level value field. */
 export function columnName(field: string): string {
@@ -34,16 +42,21 @@ export function fieldOfColumn(column: string): string {
 
 export type Acceptance = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
-/** The typed columns of a table schema: top-level fields other than `kafka` and `value`. */
+/** The typed value columns of a table schema: top-level fields other than `kafka`, `value` and `key`. */
 export function typedColumns(schema: StructType): NestedField[] {
-  return schema.fields.filter((f) => f.id !== FIELD_IDS.kafka && f.id !== FIELD_IDS.value);
+  return schema.fields.filter((f) => f.id !== FIELD_IDS.kafka && f.id !== FIELD_IDS.value && f.name !== KEY_COLUMN);
 }
 
-/** The id of `kafka.value_schema_id` in a schema, undefined when the table was never typed. */
-export function valueSchemaIdField(schema: StructType): number | undefined {
+/** The typed key column of a table schema, undefined when keys were never typed. */
+export function keyColumn(schema: StructType): NestedField | undefined {
+  return schema.fields.find((f) => f.name === KEY_COLUMN && f.id !== FIELD_IDS.kafka && f.id !== FIELD_IDS.value);
+}
+
+/** The id of `kafka.<name>` (value_schema_id, key_schema_id) in a schema, undefined when the table lacks it. */
+function kafkaFieldId(schema: StructType, name: string): number | undefined {
   const kafka = schema.fields.find((f) => f.id === FIELD_IDS.kafka);
   if (!kafka || typeof kafka.type === 'string' || kafka.type.type !== 'struct') return undefined;
-  return kafka.type.fields.find((f) => f.name === VALUE_SCHEMA_ID_COLUMN)?.id;
+  return kafka.type.fields.find((f) => f.name === name)?.id;
 }
 
 function maxId(t: Type): number {
@@ -117,6 +130,7 @@ export function schemaHolds(layout: StructType, table: StructType): boolean {
 
 export class TypedLayout {
   private columns: NestedField[];
+  private key: NestedField | undefined;
   private nextId: number;
   private kafka: NestedField;
   /** Bumped by every change; `landed` records the version a commit put on the table. */
@@ -125,20 +139,30 @@ export class TypedLayout {
 
   private constructor(base: Schema, lastColumnId: number) {
     this.columns = typedColumns(base);
+    this.key = keyColumn(base);
     this.nextId = Math.max(lastColumnId, maxId(base)) + 1;
-    const kafka = base.fields.find((f) => f.id === FIELD_IDS.kafka)!;
-    if (valueSchemaIdField(base) === undefined) {
-      const t = kafka.type as StructType;
-      this.kafka = { ...kafka, type: { type: 'struct', fields: [...t.fields, { id: this.nextId++, name: VALUE_SCHEMA_ID_COLUMN, required: false, type: 'int', doc: 'Registry id of the schema the typed columns were decoded with; null when value holds the record whole' }] } };
-      this.version++;
-    } else {
-      this.kafka = kafka;
+    this.kafka = base.fields.find((f) => f.id === FIELD_IDS.kafka)!;
+    if (kafkaFieldId(base, VALUE_SCHEMA_ID_COLUMN) === undefined) {
+      this.addKafkaField(VALUE_SCHEMA_ID_COLUMN, 'Registry id of the schema the typed columns were decoded with; null when value holds the record whole');
     }
   }
 
   /** The layout of a table with `schema` (a `key_value` schema becomes typed: kafka.value_schema_id is added). */
   static of(schema: Schema, lastColumnId: number = LAST_COLUMN_ID): TypedLayout {
     return new TypedLayout(schema, lastColumnId);
+  }
+
+  private addKafkaField(name: string, doc: string): void {
+    const t = this.kafka.type as StructType;
+    this.kafka = { ...this.kafka, type: { type: 'struct', fields: [...t.fields, { id: this.nextId++, name, required: false, type: 'int', doc }] } };
+    this.changedNow();
+  }
+
+  /** Typed keys from now on: adds `kafka.key_schema_id` when the table lacks it (the `key` column comes with the first key schema). */
+  typeKeys(): void {
+    const t = this.kafka.type as StructType;
+    if (t.fields.some((f) => f.name === KEY_SCHEMA_ID_COLUMN)) return;
+    this.addKafkaField(KEY_SCHEMA_ID_COLUMN, 'Registry id of the schema the key column was decoded with; null when kafka.key holds the key whole');
   }
 
   /** True when the layout holds changes the table does not have yet (the next commit must set `schema()`). */
@@ -158,7 +182,33 @@ export class TypedLayout {
   /** The table schema of the layout now (its schema id is the catalog's to assign: 0 here). */
   schema(): Schema {
     const value = TOPIC_SCHEMA.fields.find((f) => f.id === FIELD_IDS.value)!;
-    return { type: 'struct', 'schema-id': 0, fields: [this.kafka, value, ...this.columns] };
+    return { type: 'struct', 'schema-id': 0, fields: [this.kafka, value, ...(this.key ? [this.key] : []), ...this.columns] };
+  }
+
+  /**
+   * Makes the `key` column hold keys of a writer schema with these top-level fields (see `accept`): the
+   * column is created for the first key schema and evolves with later ones.
+   */
+  acceptKey(fields: readonly MappedField[]): Acceptance {
+    const before = this.nextId;
+    try {
+      const writer: MappedType = { type: 'struct', fields };
+      if (this.key === undefined) {
+        this.key = { id: this.nextId++, name: KEY_COLUMN, required: false, type: this.fresh(writer), doc: 'The record key, typed with its registry schema' };
+        this.changedNow();
+        return { ok: true };
+      }
+      const type = this.mergeType(this.key.type, writer, KEY_COLUMN);
+      if (type !== this.key.type) {
+        this.key = { ...this.key, type };
+        this.changedNow();
+      }
+      return { ok: true };
+    } catch (err) {
+      this.nextId = before;
+      if (err instanceof Refusal) return { ok: false, reason: err.message };
+      throw err;
+    }
   }
 
   /**

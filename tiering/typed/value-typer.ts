@@ -12,6 +12,9 @@
  *   The conversion keeps its bytes in the data file (Kafka fetches read them) and hands it to the
  *   dead-letter table.
  *
+ * Keys are typed the same way by a second typer (`iceberg.key.mode`, `TypedPartSettings.part` 'key'), into
+ * the layout's `key` column.
+ *
  * Schemas come from the registry (`RegistryReader`, the broker's in-process view); codecs are compiled once
  * per schema id and message, and what a file used is written into its footer (`FileTyping.writers`), so a
  * Kafka fetch rebuilds values from the file alone, whatever the registry holds later.
@@ -23,13 +26,34 @@ import { encodeWirePrefix, parseWirePrefix } from './wire-format.js';
 import type { TypedLayout } from './table-layout.js';
 
 export type TypedTableMode = 'value_schema_id_prefix' | 'value_schema_latest';
+/** `iceberg.key.mode`'s typed modes: the same as the value's, for keys. */
+export type TypedKeyMode = 'key_schema_id_prefix' | 'key_schema_latest';
 
 export interface TypedValueSettings {
   readonly mode: TypedTableMode;
   /** The subject `value_schema_latest` reads (default `<topic>-value`). */
   readonly subject: string;
-  /** `iceberg.invalid.record.action`: dead letters go to the `<topic>~dlq` table, or are only counted. */
-  readonly invalidRecordAction: 'dlq_table' | 'drop';
+}
+
+/** `iceberg.key.mode` other than binary, with `iceberg.key.subject` (default `<topic>-key`). */
+export interface TypedKeySettings {
+  readonly mode: TypedKeyMode;
+  readonly subject: string;
+}
+
+/** What one typer types: a record's value or its key, with the wire-format prefix or with a subject's latest schema. */
+export interface TypedPartSettings {
+  readonly part: 'value' | 'key';
+  readonly prefixed: boolean;
+  readonly subject: string;
+}
+
+export function valuePart(s: TypedValueSettings): TypedPartSettings {
+  return { part: 'value', prefixed: s.mode === 'value_schema_id_prefix', subject: s.subject };
+}
+
+export function keyPart(s: TypedKeySettings): TypedPartSettings {
+  return { part: 'key', prefixed: s.mode === 'key_schema_id_prefix', subject: s.subject };
 }
 
 /** A schema as the registry holds it. */
@@ -75,6 +99,8 @@ export interface FileWriter {
 }
 
 export const WRITERS_KEY = 'floe.value.writers';
+/** The footer key naming the writers of a file's typed keys. */
+export const KEY_WRITERS_KEY = 'floe.key.writers';
 
 interface CompiledWriter {
   readonly codec: ValueCodec;
@@ -115,7 +141,7 @@ export class ValueTyper {
   private readonly compiled = new Map<string, Compiled>();
 
   constructor(
-    readonly settings: TypedValueSettings,
+    readonly settings: TypedPartSettings,
     /** undefined: not attached yet (conversion waits); null: the broker runs without a registry. */
     private readonly registry: () => RegistryReader | null | undefined,
     readonly layout: TypedLayout,
@@ -164,7 +190,7 @@ export class ValueTyper {
   /** Whether the layout holds (or now evolved to hold) the codec's fields: null, or why not. */
   fits(c: CompiledWriter): string | null {
     if (c.verdict && c.verdict.version === this.layout.version) return c.verdict.reason;
-    const a = this.layout.accept(c.codec.fields);
+    const a = this.settings.part === 'key' ? this.layout.acceptKey(c.codec.fields) : this.layout.accept(c.codec.fields);
     c.verdict = { version: this.layout.version, reason: a.ok ? null : a.reason };
     if (!a.ok) this.refused(this.lastRegistry!, c.writer.id, 'INCOMPATIBLE_SCHEMA', a.reason);
     return c.verdict.reason;
@@ -179,7 +205,7 @@ export class FileTyping {
     private readonly typer: ValueTyper,
     private readonly registry: RegistryReader | null,
   ) {
-    if (typer.settings.mode !== 'value_schema_latest') this.latest = null;
+    if (typer.settings.prefixed) this.latest = null;
     else if (registry === null) this.latest = { error: 'the broker runs without a schema registry (schema.registry.port=-1)' };
     else {
       const v = registry.latestVersion(typer.settings.subject);
@@ -194,7 +220,7 @@ export class FileTyping {
    * are ignored here.
    */
   scan(value: Uint8Array): void {
-    if (this.typer.settings.mode !== 'value_schema_id_prefix' || this.registry === null) return;
+    if (!this.typer.settings.prefixed || this.registry === null) return;
     if (value.length < 5 || value[0] !== 0) return;
     const id = Buffer.from(value.buffer, value.byteOffset, value.byteLength).readInt32BE(1);
     // Most files hold one or two writers: skip the prefix parse for ids seen (Protobuf indexes aside).
@@ -229,13 +255,13 @@ export class FileTyping {
     let id: number;
     let indexes: readonly number[] = [];
     let payloadStart = 0;
-    if (s.mode === 'value_schema_latest') {
+    if (!s.prefixed) {
       const l = this.latest!;
       if ('error' in l) return { kind: 'dead', reason: 'UNKNOWN_SCHEMA', schemaId: null, message: l.error };
       id = l.id;
     } else {
       if (this.registry === null) return { kind: 'dead', reason: 'UNKNOWN_SCHEMA', schemaId: null, message: 'the broker runs without a schema registry (schema.registry.port=-1)' };
-      if (value.length < 5 || value[0] !== 0) return { kind: 'dead', reason: 'MISSING_PREFIX', schemaId: null, message: value.length < 5 ? `a ${value.length}-byte value cannot hold the 5-byte wire-format prefix` : `the value starts with byte ${value[0]}, not the wire format's magic byte 0` };
+      if (value.length < 5 || value[0] !== 0) return { kind: 'dead', reason: 'MISSING_PREFIX', schemaId: null, message: value.length < 5 ? `a ${value.length}-byte ${s.part} cannot hold the 5-byte wire-format prefix` : `the ${s.part} starts with byte ${value[0]}, not the wire format's magic byte 0` };
       id = Buffer.from(value.buffer, value.byteOffset, value.byteLength).readInt32BE(1);
       const schema = this.registry.schemaById(id);
       if (schema === undefined) return { kind: 'dead', reason: 'UNKNOWN_SCHEMA', schemaId: id, message: `schema id ${id} is not in the registry` };
@@ -248,7 +274,7 @@ export class FileTyping {
         return { kind: 'dead', reason: 'MISSING_PREFIX', schemaId: id, message: err.message };
       }
     }
-    const prefixed = s.mode === 'value_schema_id_prefix';
+    const prefixed = s.prefixed;
     const c = this.registry === null ? undefined : this.typer.codec(this.registry, id, indexes, prefixed);
     if (c === undefined) return { kind: 'dead', reason: 'UNKNOWN_SCHEMA', schemaId: id, message: `schema id ${id} is not in the registry` };
     if ('error' in c) return { kind: 'dead', reason: c.error.code === 'UNSUPPORTED_SCHEMA' ? 'UNSUPPORTED_SCHEMA' : 'UNKNOWN_SCHEMA', schemaId: id, message: c.error.message };

@@ -95,6 +95,14 @@ test('a schema evolving v1 to v5 while producing: the table follows, v5 goes to 
   assert.ok(dead.every((d) => d['reason'] === 'INCOMPATIBLE_SCHEMA' && d['schema_id'] === v5Id));
   assert.match(String(dead[0]!['message']), /id changes from int to string/);
   assert.deepEqual(dead.map((d) => Number(d['o'])), v5Rows.map((r) => Number(r['o'])));
+  // One warning names the topic, the schema id, its subject and version, and the reason.
+  const refusals = e.warnings().filter((w) => w['schemaId'] === v5Id);
+  assert.equal(refusals.length, 1, `one warning for schema id ${v5Id}: ${JSON.stringify(e.warnings())}`);
+  assert.equal(refusals[0]!['level'], 'warn');
+  assert.equal(refusals[0]!['topic'], topic);
+  assert.deepEqual(refusals[0]!['subjects'], [`${subject} version 5`]);
+  assert.equal(refusals[0]!['reason'], 'INCOMPATIBLE_SCHEMA');
+  assert.match(String(refusals[0]!['detail']), /id changes from int to string/);
 
   assert.ok(backgroundSends > 0, 'the background producer produced throughout');
   t.diagnostic(`background producer: ${backgroundSends} sends, slowest ${slowestMs.toFixed(1)} ms`);

@@ -15,6 +15,8 @@ export interface TypedEnv {
   readonly registryUrl: string;
   readonly restUrl: string;
   readonly warehouse: string;
+  /** The broker's warn and error log lines, parsed. */
+  warnings(): Record<string, unknown>[];
 }
 
 type After = { after: (fn: () => Promise<void> | void) => void };
@@ -22,6 +24,7 @@ type After = { after: (fn: () => Promise<void> | void) => void };
 export async function typedEnv(t: After, flags: readonly string[] = []): Promise<TypedEnv> {
   const root = await tempDir('floe-typed-');
   const warehouse = join(root, 'warehouse');
+  const warnings: string[] = [];
   const b = await startBroker([
     '--remote.log.storage.system.enable=true',
     `--iceberg.warehouse=${warehouse}`,
@@ -31,7 +34,7 @@ export async function typedEnv(t: After, flags: readonly string[] = []): Promise
     '--schema.registry.host=127.0.0.1',
     '--log.retention.check.interval.ms=3600000',
     ...flags,
-  ], { dataDir: join(root, 'log') });
+  ], { dataDir: join(root, 'log'), warnings });
   t.after(async () => {
     await b.stop();
     // A table purge (a dropped topic) may still be deleting files under the warehouse: retry as it ends.
@@ -40,7 +43,7 @@ export async function typedEnv(t: After, flags: readonly string[] = []): Promise
   const kafka = new Kafka({ brokers: [b.bootstrap], clientId: 'typed', logLevel: logLevel.NOTHING });
   const restUrl = b.broker.services.tiering?.restCatalogUrl?.replace('0.0.0.0', '127.0.0.1');
   assert.ok(restUrl);
-  return { b, kafka, registryUrl: `http://127.0.0.1:${b.broker.schemaRegistryPort}`, restUrl, warehouse };
+  return { b, kafka, registryUrl: `http://127.0.0.1:${b.broker.schemaRegistryPort}`, restUrl, warehouse, warnings: () => warnings.map((l) => JSON.parse(l) as Record<string, unknown>) };
 }
 
 export async function createTypedTopic(e: TypedEnv, topic: string, configs: Record<string, string>, partitions = 1): Promise<void> {

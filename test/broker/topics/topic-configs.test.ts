@@ -141,6 +141,8 @@ test('strings from a fixed set are case-sensitive', () => {
   for (const m of ['key_value', 'value_schema_id_prefix', 'value_schema_latest']) ok('iceberg.mode', m);
   bad('iceberg.mode', 'avro', /one of: key_value, value_schema_id_prefix, value_schema_latest/);
   ok('iceberg.invalid.record.action', 'drop');
+  ok('iceberg.key.mode', 'key_schema_id_prefix');
+  bad('iceberg.key.mode', 'avro', /one of: binary, key_schema_id_prefix, key_schema_latest/);
   bad('iceberg.invalid.record.action', 'fail', /one of: dlq_table, drop/);
   ok('iceberg.namespace', ' lake.raw ', 'lake.raw');
 });

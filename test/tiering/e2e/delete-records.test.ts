@@ -41,7 +41,6 @@ interface Tiered {
 
 async function tieredTopic(t: TestContext): Promise<Tiered> {
   const root = await tempDir('floe-e2e-gaps-');
-  t.after(() => rm(root, { recursive: true, force: true }));
   const io = createFileIO(pathToFileURL(join(root, 'wh')).href);
   t.after(() => io.close());
   const b = await startBroker([
@@ -51,7 +50,11 @@ async function tieredTopic(t: TestContext): Promise<Tiered> {
     '--iceberg.commit.interval.ms=3600000',
     '--log.retention.check.interval.ms=3600000',
   ]);
-  t.after(() => b.stop());
+  // Hooks run in the order they are added: the folder goes only once the broker has stopped writing to it.
+  t.after(async () => {
+    await b.stop();
+    await rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  });
   const kafka = new Kafka({ brokers: [b.bootstrap], clientId: 'floe-e2e-gaps', logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();

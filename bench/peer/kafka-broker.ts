@@ -1,0 +1,133 @@
+/**
+ * Apache Kafka as the benchmark's peer: one KRaft node (broker and controller in one JVM, one log dir), with
+ * the settings of Kafka's own config/server.properties apart from the ports and the data dir, started
+ * from the jars bench/peer/install.sh resolved. The JVM gets the heap kafka-server-start.sh gives it
+ * (-Xmx1G -Xms1G) and Kafka's default GC flags.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { LoadClient } from '../lib/load-client.js';
+import { createTopic, deleteTopic } from '../lib/admin.js';
+
+export function peersDir(): string {
+  return process.env['FLOE_PEERS'] ?? join(homedir(), '.cache', 'floe-peers');
+}
+
+/** The classpath of Kafka's broker and tools; throws with what to run when it is missing. */
+export function kafkaClasspath(): string {
+  const file = join(peersDir(), 'kafka-server', 'classpath');
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    throw new Error(`${file} is missing: run bash bench/peer/install.sh (or bench/peer/run.sh)`);
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => (typeof a === 'object' && a ? resolve(a.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface KafkaPeer {
+  readonly child: ChildProcess;
+  readonly port: number;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+/** Formats `dir` and starts Kafka on free ports; resolves once it creates and deletes a topic. */
+export async function startKafka(dir: string): Promise<KafkaPeer> {
+  const cp = kafkaClasspath();
+  const port = await freePort();
+  const controller = await freePort();
+  const props = join(dir, 'server.properties');
+  writeFileSync(
+    props,
+    [
+      'process.roles=broker,controller',
+      'node.id=1',
+      `controller.quorum.bootstrap.servers=127.0.0.1:${controller}`,
+      `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controller}`,
+      `advertised.listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controller}`,
+      'inter.broker.listener.name=PLAINTEXT',
+      'controller.listener.names=CONTROLLER',
+      'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL',
+      // config/server.properties of the Kafka distribution:
+      'num.network.threads=3',
+      'num.io.threads=8',
+      'socket.send.buffer.bytes=102400',
+      'socket.receive.buffer.bytes=102400',
+      'socket.request.max.bytes=104857600',
+      `log.dirs=${join(dir, 'data')}`,
+      'num.partitions=1',
+      'num.recovery.threads.per.data.dir=1',
+      'offsets.topic.replication.factor=1',
+      'share.coordinator.state.topic.replication.factor=1',
+      'share.coordinator.state.topic.min.isr=1',
+      'transaction.state.log.replication.factor=1',
+      'transaction.state.log.min.isr=1',
+      'log.retention.hours=168',
+      'log.segment.bytes=1073741824',
+      'log.retention.check.interval.ms=300000',
+      '',
+    ].join('\n'),
+  );
+  const tool = (args: string[]) => {
+    const r = spawnSync('java', ['-cp', cp, 'kafka.tools.StorageTool', ...args], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`kafka-storage ${args[0]} failed:\n${r.stdout}${r.stderr}`);
+    return r.stdout.trim();
+  };
+  const clusterId = tool(['random-uuid']).split('\n').at(-1)!.trim();
+  tool(['format', '--standalone', '-t', clusterId, '-c', props]);
+  const child = spawn('java', ['-Xmx1G', '-Xms1G', '-server', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:InitiatingHeapOccupancyPercent=35', '-XX:+ExplicitGCInvokesConcurrent', '-Djava.awt.headless=true', '-cp', cp, 'kafka.Kafka', props], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const keep = (c: Buffer) => {
+    if (out.length < 200_000) out += c.toString();
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let dead = false;
+  void exited.then(() => (dead = true));
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (dead) throw new Error(`Apache Kafka exited while starting:\n${out}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`Apache Kafka did not start within 120 s:\n${out}`);
+    }
+    try {
+      const c = await LoadClient.connect(port, 1);
+      try {
+        await createTopic(c, 'floe-bench-ready', 1);
+        await deleteTopic(c, 'floe-bench-ready');
+        break;
+      } finally {
+        await c.close();
+      }
+    } catch {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  return {
+    child,
+    port,
+    pid: child.pid!,
+    async stop() {
+      if (dead) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
