@@ -50,7 +50,7 @@ interface Upsertion extends Deletion {
   saltedPassword: Buffer;
 }
 
-type Result = { userName: string; errorCode: number; errorMessage: string | null };
+type Result = { user: string; errorCode: number; errorMessage: string | null };
 
 export class AlterUserScramCredentialsHandler implements ApiHandler {
   readonly apiKey = 51;
@@ -67,7 +67,7 @@ export class AlterUserScramCredentialsHandler implements ApiHandler {
     const upsertions = (body.upsertions as Upsertion[]) ?? [];
     const errors = new Map<string, Result>();
     const fail = (user: string, errorCode: number, errorMessage: string) => {
-      if (!errors.has(user)) errors.set(user, { userName: user, errorCode, errorMessage });
+      if (!errors.has(user)) errors.set(user, { user, errorCode, errorMessage });
     };
     const seen = new Set<string>();
     for (const op of [...deletions, ...upsertions]) {
@@ -104,6 +104,6 @@ export class AlterUserScramCredentialsHandler implements ApiHandler {
       }
     }
     this.log.info('SCRAM credentials altered', { upserted: upserts.map((u) => `${u.user}/${u.mechanism}`), deleted: dels.map((d) => `${d.user}/${d.mechanism}`) });
-    return { throttleTimeMs: 0, results: users.map((u) => errors.get(u) ?? { userName: u, errorCode: ErrorCode.NONE, errorMessage: null }) };
+    return { throttleTimeMs: 0, results: users.map((u) => errors.get(u) ?? { user: u, errorCode: ErrorCode.NONE, errorMessage: null }) };
   }
 }

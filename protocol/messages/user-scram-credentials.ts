@@ -61,7 +61,7 @@ export const ALTER_USER_SCRAM_CREDENTIALS: ApiSpec = api(
     fields: [
       field('throttleTimeMs', 'int32', '0+'),
       field('results', array([
-        field('userName', 'string', '0+'),
+        field('user', 'string', '0+'),
         field('errorCode', 'int16', '0+'),
         field('errorMessage', 'string', '0+', { nullableVersions: '0+', default: null }),
       ]), '0+'),
