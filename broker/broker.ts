@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { setLogAppendTime } from '../protocol/record-batch/record-batch.js';
-import { parseListener } from './config/config.js';
+import { parseListeners, usesSasl, usesTls, type ListenerSpec } from './config/listeners.js';
 import type { BrokerConfig } from './config/settings.js';
 import type { Logger } from './logger.js';
 import { LogManager, type TopicPartition } from './log/log-manager.js';
@@ -14,6 +14,12 @@ import { EmbeddedMetadataStore } from './metadata/embedded-metadata-store.js';
 import type { MetadataStore } from './metadata/metadata-store.js';
 import { Router } from './router.js';
 import { KafkaServer } from './server/server.js';
+import { TlsContext } from './security/tls.js';
+import { SaslAuthenticator } from './security/sasl-authenticator.js';
+import { SaslHandshakeHandler } from './handlers/sasl-handshake.js';
+import { DescribeClientQuotasHandler } from './handlers/describe-client-quotas.js';
+import { SaslAuthenticateHandler } from './handlers/sasl-authenticate.js';
+import { AlterUserScramCredentialsHandler, DescribeUserScramCredentialsHandler } from './handlers/user-scram-credentials.js';
 import { logConfigFor, TopicManager } from './topics/topic-manager.js';
 import type { BrokerIdentity } from './handlers/common.js';
 import type { ApiHandler } from './handlers/handler.js';
@@ -85,6 +91,8 @@ export interface BrokerServices {
   schemaRegistry?: SchemaRegistry;
   /** Log compaction of cleanup.policy=compact topics, unless log.cleaner.enable is false. */
   readonly cleaner?: LogCleaner;
+  /** SASL authentication, when a listener uses SASL_PLAINTEXT or SASL_SSL. */
+  readonly sasl?: SaslAuthenticator;
 }
 
 export interface BrokerStartOptions {
@@ -111,7 +119,8 @@ export class Broker {
 
   private constructor(
     readonly services: BrokerServices,
-    private readonly server: KafkaServer,
+    private readonly servers: readonly KafkaServer[],
+    private readonly tls: TlsContext | undefined,
     readonly router: Router,
     private readonly readiness: Readiness,
     private readonly admin: AdminPort | undefined,
@@ -122,20 +131,31 @@ export class Broker {
    * opens storage, binds the Kafka listener and starts serving.
    */
   static async start(config: BrokerConfig, log: Logger, options: BrokerStartOptions = {}): Promise<Broker> {
-    const listener = parseListener(config['listeners']);
-    if (!listener) throw new Error(`invalid listeners '${config['listeners']}'`);
+    const problems: string[] = [];
+    const parsed = parseListeners(config['listeners'], config['advertised.listeners'], config['listener.security.protocol.map'], problems);
+    if (!parsed) throw new Error(`invalid listeners: ${problems.join('; ')}`);
+    // Certificates and users are read before anything else opens, so a bad file stops start-up at once.
+    const tls = parsed.listeners.some((l) => usesTls(l.protocol)) ? new TlsContext(config, log.child({ logger: 'tls' }), config['ssl.reload.check.interval.ms']) : undefined;
     const readiness = new Readiness(startupSteps(config));
     const admin = await startAdminPort({ config, log: log.child({ logger: 'admin' }), readiness });
     if (admin !== undefined) options.onAdminListening?.(admin.url);
     try {
-      return await Broker.open(config, log, listener, readiness, admin);
+      return await Broker.open(config, log, parsed, tls, readiness, admin);
     } catch (err) {
+      tls?.close();
       await admin?.close();
       throw err;
     }
   }
 
-  private static async open(config: BrokerConfig, log: Logger, listener: { host: string; port: number }, readiness: Readiness, admin: AdminPort | undefined): Promise<Broker> {
+  private static async open(
+    config: BrokerConfig,
+    log: Logger,
+    parsed: { listeners: readonly ListenerSpec[]; advertised: ReadonlyMap<string, { host: string; port: number }> },
+    tls: TlsContext | undefined,
+    readiness: Readiness,
+    admin: AdminPort | undefined,
+  ): Promise<Broker> {
     const metrics = admin?.metrics;
     const dataDir = config['log.dirs'];
     const metadata = await EmbeddedMetadataStore.open(dataDir, config['cluster.id']);
@@ -167,20 +187,28 @@ export class Broker {
 
     const router = new Router(metrics);
     // The identity needs the bound port when the listener asks for port 0; handlers read it lazily.
-    const identity = { nodeId: config['node.id'], host: '', port: 0, clusterId: metadata.clusterId };
-    const server = new KafkaServer(
-      router.handleFrame,
-      {
-        host: listener.host,
-        port: listener.port,
-        maxFrameBytes: config['socket.request.max.bytes'],
-        maxInFlight: config['queued.max.requests'],
-        maxUnsentBytes: config['socket.send.buffer.max.bytes'],
-        idleMs: config['connections.max.idle.ms'],
-        ...(metrics ? { traffic: metrics.traffic } : {}),
-      },
-      log.child({ logger: 'server' }),
+    const endpoints = new Map<string, { host: string; port: number }>();
+    const identity = { nodeId: config['node.id'], host: '', port: 0, clusterId: metadata.clusterId, endpoints };
+    const sasl = parsed.listeners.some((l) => usesSasl(l.protocol)) ? new SaslAuthenticator(config, metadata, log.child({ logger: 'sasl' })) : undefined;
+    const servers = parsed.listeners.map(
+      (listener) =>
+        new KafkaServer(
+          sasl && usesSasl(listener.protocol) ? sasl.gate(router.handleFrame) : router.handleFrame,
+          {
+            host: listener.host,
+            port: listener.port,
+            listener,
+            ...(tls && usesTls(listener.protocol) ? { tls } : {}),
+            maxFrameBytes: config['socket.request.max.bytes'],
+            maxInFlight: config['queued.max.requests'],
+            maxUnsentBytes: config['socket.send.buffer.max.bytes'],
+            idleMs: config['connections.max.idle.ms'],
+            ...(metrics ? { traffic: metrics.traffic } : {}),
+          },
+          log.child({ logger: 'server', listener: listener.name }),
+        ),
     );
+    const connectionCount = () => servers.reduce((n, s) => n + s.connectionCount, 0);
     const appender = new PartitionAppender({ log: log.child({ logger: 'producers' }), ...(tiering ? { logStartOffset: tiering.logStartOf } : {}) });
     // Tiering copies no segment before it can tell open and aborted transactions (broker-tiering.ts).
     tiering?.attachTransactions(appender);
@@ -192,10 +220,10 @@ export class Broker {
     const transactions = await Transactions.open({ dataDir, settings: config, metadata, topics, appender, offsets: groups.offsets.store, log: log.child({ logger: 'transactions' }) });
     readiness.done('transactions');
     const cleaner = config['log.cleaner.enable'] ? startLogCleaner(config, logs, appender, tiering, log.child({ logger: 'log-cleaner' })) : undefined;
-    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, ...(tiering ? { tiering } : {}), ...(cleaner ? { cleaner } : {}) };
-    const broker = new Broker(services, server, router, readiness, admin);
+    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, ...(tiering ? { tiering } : {}), ...(cleaner ? { cleaner } : {}), ...(sasl ? { sasl } : {}) };
+    const broker = new Broker(services, servers, tls, router, readiness, admin);
     for (const handler of defaultHandlers(services)) router.register(handler);
-    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: () => server.connectionCount, tiering, topics, cleaner });
+    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: connectionCount, tiering, topics, cleaner });
 
     if (config['schema.registry.port'] !== -1) {
       try {
@@ -216,21 +244,52 @@ export class Broker {
     // Typed topics read the registry's schemas in process (their segments wait until this point).
     tiering?.plugin.attachSchemaRegistry?.(services.schemaRegistry?.view ?? null);
 
-    const bound = await server.listen();
+    const bound: { name: string; host: string; port: number }[] = [];
+    try {
+      for (const server of servers) bound.push({ name: server.name, ...(await server.listen()) });
+    } catch (err) {
+      await broker.stop();
+      throw err;
+    }
     readiness.done('kafka-listener');
-    const advertised = config['advertised.listeners'] ? parseListener(config['advertised.listeners']) : undefined;
-    identity.host = advertised?.host ?? (bound.host === '0.0.0.0' || bound.host === '::' ? 'localhost' : bound.host);
-    identity.port = advertised && advertised.port !== 0 ? advertised.port : bound.port;
+    for (const b of bound) {
+      const advertised = parsed.advertised.get(b.name);
+      endpoints.set(b.name, {
+        host: advertised?.host ?? (b.host === '0.0.0.0' || b.host === '::' ? 'localhost' : b.host),
+        port: advertised && advertised.port !== 0 ? advertised.port : b.port,
+      });
+      broker.boundPorts.set(b.name, b.port);
+    }
+    const first = endpoints.get(bound[0]?.name ?? '') ?? { host: 'localhost', port: 0 };
+    identity.host = first.host;
+    identity.port = first.port;
     broker.retentionTimer = setInterval(() => {
       logs.enforceRetention().catch((err: unknown) => log.error('retention failed', { err }));
     }, config['log.retention.check.interval.ms']);
     broker.retentionTimer.unref();
-    log.info('broker started', { nodeId: identity.nodeId, listener: `${bound.host}:${bound.port}`, advertised: `${identity.host}:${identity.port}`, clusterId: identity.clusterId, dataDir });
+    log.info('broker started', {
+      nodeId: identity.nodeId,
+      listeners: bound.map((b) => `${b.name}://${b.host}:${b.port}`).join(','),
+      advertised: [...endpoints].map(([name, e]) => `${name}://${e.host}:${e.port}`).join(','),
+      clusterId: identity.clusterId,
+      dataDir,
+    });
     return broker;
   }
 
+  /** Port each listener is bound to, by listener name (useful with port 0). */
+  readonly boundPorts = new Map<string, number>();
+
+  /** The first listener's advertised port (its bound port unless advertised.listeners says otherwise). */
   get port(): number {
     return this.services.identity.port;
+  }
+
+  /** The bound port of the listener named `name` (PLAINTEXT, SASL_SSL, ...); throws for an unknown name. */
+  listenerPort(name: string): number {
+    const port = this.boundPorts.get(name.toUpperCase());
+    if (port === undefined) throw new Error(`no listener named ${name}; listeners are ${[...this.boundPorts.keys()].join(', ')}`);
+    return port;
   }
 
   /** The admin HTTP port as bound (useful with admin.port=0), -1 when admin.port is -1. */
@@ -258,7 +317,8 @@ export class Broker {
       await this.services.transactions.close(); // no more timeouts; running commits finish
       await this.services.groups.close(); // waiting joins answer NOT_COORDINATOR; acknowledged commits are on disk
       await this.services.schemaRegistry?.stop(); // no new registrations; acknowledged ones are on disk
-      await this.server.close(config['shutdown.timeout.ms']);
+      await Promise.all(this.servers.map((s) => s.close(config['shutdown.timeout.ms'])));
+      this.tls?.close();
       await this.services.cleaner?.stop(); // a clean in progress finishes its swap; before the logs close
       await this.services.appender.close(); // producer state snapshots, before the logs close
       await this.services.tiering?.stop(); // commits what it copied; before the logs close under it
@@ -332,5 +392,10 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new DescribeProducersHandler(s.topics, s.appender, child('describe-producers')),
     new DescribeTransactionsHandler(s.transactions.coordinator),
     new ListTransactionsHandler(s.transactions.coordinator),
+    new SaslHandshakeHandler(s.sasl),
+    new SaslAuthenticateHandler(s.sasl),
+    new DescribeClientQuotasHandler(),
+    new DescribeUserScramCredentialsHandler(s.metadata),
+    new AlterUserScramCredentialsHandler(s.metadata, child('scram-credentials')),
   ];
 }

@@ -6,6 +6,7 @@
  * expected; the result is frozen.
  */
 import { readFileSync } from 'node:fs';
+import { parseEndpoint, parseListeners, usesSasl, usesTls } from './listeners.js';
 import { SETTINGS, SETTINGS_BY_KEY, type BrokerConfig, type Setting } from './settings.js';
 
 export class ConfigError extends Error {
@@ -38,13 +39,10 @@ export function envName(key: string): string {
   return ENV_PREFIX + key.toUpperCase().replace(/\./g, '_');
 }
 
+/** One listener address (NAME://host:port) as host and port; undefined when it does not parse. */
 export function parseListener(value: string): Listener | undefined {
-  const m = /^PLAINTEXT:\/\/(\[[^\]]+\]|[^:/]*):(\d{1,5})$/.exec(value.trim());
-  if (!m) return undefined;
-  const port = Number(m[2]);
-  if (port > 65535) return undefined;
-  const host = (m[1] ?? '').replace(/^\[|\]$/g, '');
-  return { host: host === '' ? '0.0.0.0' : host, port };
+  const ep = parseEndpoint(value);
+  return ep ? { host: ep.host, port: ep.port } : undefined;
 }
 
 export function loadConfig(options: LoadOptions = {}): LoadResult {
@@ -66,7 +64,7 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
       problems.push(`config file ${file}: cannot read it (${(err as Error).message})`);
     }
     if (text !== undefined) {
-      for (const [key, value] of parseFile(file, text, problems)) raw.set(key, { value, source: `file ${file}` });
+      for (const [key, value] of parseFile(file, text, problems)) setRaw(raw, key, value, `file ${file}`, problems);
     }
   }
 
@@ -79,7 +77,7 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
     }
     raw.set(setting.key, { value, source: `environment ${name}` });
   }
-  for (const [key, value] of cli.values) raw.set(key, { value, source: `flag --${key}` });
+  for (const [key, value] of cli.values) setRaw(raw, key, value, `flag --${key}`, problems);
 
   const out: Record<string, unknown> = {};
   for (const s of SETTINGS) out[s.key] = s.default;
@@ -90,23 +88,25 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
       continue;
     }
     const parsed = coerce(setting, value);
-    if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) problems.push(`${source}: ${key} ${parsed.error}`);
+    if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) {
+      // A secret's value is never repeated back, not even a wrong one.
+      problems.push(setting.sensitive === true ? `${source}: ${key} must be a string (its value is secret and not shown)` : `${source}: ${key} ${parsed.error}`);
+    }
     else out[key] = parsed;
   }
 
-  for (const key of ['listeners', 'advertised.listeners'] as const) {
-    const value = out[key] as string;
-    if (value !== '' && !parseListener(value)) problems.push(`${key} must look like PLAINTEXT://host:port, got '${value}'`);
-  }
+  const parsed = parseListeners(out['listeners'] as string, out['advertised.listeners'] as string, out['listener.security.protocol.map'] as string, problems);
+  if (parsed) checkSecurity(out, parsed.listeners.map((l) => l.protocol), problems);
+  const kafkaPorts = (parsed?.listeners ?? []).map((l) => l.port).filter((p) => p > 0);
   const registryPort = out['schema.registry.port'] as number;
-  const kafkaPort = parseListener(out['listeners'] as string)?.port;
+  const kafkaPort = kafkaPorts.includes(registryPort) ? registryPort : kafkaPorts[0];
   if (registryPort > 0 && registryPort === kafkaPort) problems.push(`schema.registry.port ${registryPort} is the Kafka listener's port; pick another (0 picks a free one, -1 turns the registry off)`);
   if (registryPort > 0 && out['remote.log.storage.system.enable'] === true && registryPort === out['iceberg.rest.port']) {
     problems.push(`schema.registry.port ${registryPort} is also iceberg.rest.port; give them different ports`);
   }
   const adminPort = out['admin.port'] as number;
   const taken: [string, unknown][] = [
-    ["the Kafka listener's port", kafkaPort],
+    ...kafkaPorts.map((p): [string, unknown] => ["a Kafka listener's port", p]),
     ['schema.registry.port', registryPort],
     ...(out['remote.log.storage.system.enable'] === true ? ([['iceberg.rest.port', out['iceberg.rest.port']]] as [string, unknown][]) : []),
   ];
@@ -118,6 +118,49 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return { help: false, config: Object.freeze(out) as BrokerConfig };
+}
+
+/**
+ * Kafka's per-listener PLAIN users, `listener.name.<listener>.plain.sasl.jaas.config`, accepted as
+ * `sasl.plain.jaas.config` (Floe's PLAIN users are shared by every SASL listener).
+ */
+const LISTENER_PLAIN_JAAS = /^listener\.name\.[A-Za-z0-9_-]+\.plain\.sasl\.jaas\.config$/;
+
+function setRaw(raw: Map<string, { value: unknown; source: string }>, key: string, value: unknown, source: string, problems: string[]): void {
+  if (!LISTENER_PLAIN_JAAS.test(key)) {
+    raw.set(key, { value, source });
+    return;
+  }
+  const prior = raw.get('sasl.plain.jaas.config');
+  if (prior && prior.source.includes('listener.name.') && prior.value !== value) {
+    problems.push(`${source}: ${key} differs from another listener's PLAIN users; Floe shares PLAIN users across SASL listeners, so give them one value`);
+    return;
+  }
+  raw.set('sasl.plain.jaas.config', { value, source: `${source} (${key})` });
+}
+
+const SASL_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
+const TLS_PROTOCOLS = ['TLSv1.2', 'TLSv1.3'];
+
+/** What TLS and SASL listeners need before the broker can start (the files themselves are read at start). */
+function checkSecurity(out: Record<string, unknown>, protocols: readonly string[], problems: string[]): void {
+  if (protocols.some((p) => usesTls(p as never))) {
+    const pemInline = out['ssl.keystore.certificate.chain'] !== '' || out['ssl.keystore.key'] !== '';
+    if (pemInline && out['ssl.keystore.type'] !== 'PEM') problems.push('ssl.keystore.certificate.chain and ssl.keystore.key need ssl.keystore.type=PEM');
+    if (pemInline && (out['ssl.keystore.certificate.chain'] === '' || out['ssl.keystore.key'] === '')) problems.push('ssl.keystore.certificate.chain and ssl.keystore.key go together; set both');
+    if (!pemInline && out['ssl.keystore.location'] === '') problems.push('an SSL or SASL_SSL listener needs a server certificate: set ssl.keystore.location (or, with ssl.keystore.type=PEM, ssl.keystore.certificate.chain and ssl.keystore.key)');
+    if (out['ssl.client.auth'] !== 'none' && out['ssl.truststore.location'] === '' && out['ssl.truststore.certificates'] === '') {
+      problems.push(`ssl.client.auth=${String(out['ssl.client.auth'])} needs the CAs client certificates chain to: set ssl.truststore.location or ssl.truststore.certificates`);
+    }
+    const bad = (out['ssl.enabled.protocols'] as readonly string[]).filter((p) => !TLS_PROTOCOLS.includes(p));
+    if (bad.length > 0 || (out['ssl.enabled.protocols'] as readonly string[]).length === 0) problems.push(`ssl.enabled.protocols must list some of ${TLS_PROTOCOLS.join(', ')}, got '${(out['ssl.enabled.protocols'] as readonly string[]).join(',')}'`);
+  }
+  if (protocols.some((p) => usesSasl(p as never))) {
+    const mechanisms = out['sasl.enabled.mechanisms'] as readonly string[];
+    const bad = mechanisms.filter((m) => !SASL_MECHANISMS.includes(m));
+    if (bad.length > 0) problems.push(`sasl.enabled.mechanisms: ${bad.join(', ')} not supported; use some of ${SASL_MECHANISMS.join(', ')}`);
+    if (mechanisms.length === 0) problems.push(`a SASL listener needs sasl.enabled.mechanisms (some of ${SASL_MECHANISMS.join(', ')})`);
+  }
 }
 
 function parseArgv(argv: readonly string[], problems: string[]) {
@@ -147,7 +190,7 @@ function parseArgv(argv: readonly string[], problems: string[]) {
       i++;
     }
     if (key === 'config') configPath = value;
-    else if (!SETTINGS_BY_KEY.has(key)) problems.push(`flag --${key} is not a setting (did you mean one of ${nearest(key)}?)`);
+    else if (!SETTINGS_BY_KEY.has(key) && !LISTENER_PLAIN_JAAS.test(key)) problems.push(`flag --${key} is not a setting (did you mean one of ${nearest(key)}?)`);
     else values.set(key, value);
   }
   return { values, configPath, help };

@@ -13,6 +13,8 @@ export interface Setting {
   readonly min?: number;
   readonly max?: number;
   readonly values?: readonly string[];
+  /** A secret: never logged, shown in --help only as a name, described as null (DescribeConfigs isSensitive). */
+  readonly sensitive?: boolean;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -22,8 +24,29 @@ export const SETTINGS = Object.freeze([
   // Identity and listeners
   { key: 'node.id', type: 'int', default: 1, min: 0, doc: 'This broker\'s id, reported in Metadata.' },
   { key: 'cluster.id', type: 'string', default: '', doc: 'Cluster id; generated and persisted in the data directory when empty.' },
-  { key: 'listeners', type: 'string', default: 'PLAINTEXT://0.0.0.0:9092', doc: 'Address the Kafka listener binds to (PLAINTEXT://host:port; port 0 picks a free port).' },
-  { key: 'advertised.listeners', type: 'string', default: '', doc: 'Address given to clients in Metadata (PLAINTEXT://host:port); defaults to the bound listener, with 0.0.0.0 replaced by localhost.' },
+  { key: 'listeners', type: 'string', default: 'PLAINTEXT://0.0.0.0:9092', doc: 'Kafka listeners, comma-separated NAME://host:port (PLAINTEXT://127.0.0.1:9092,SASL_SSL://0.0.0.0:9093); each name maps to a security protocol through listener.security.protocol.map; port 0 picks a free port.' },
+  { key: 'advertised.listeners', type: 'string', default: '', doc: 'Addresses given to clients in Metadata, per listener name (NAME://host:port, comma-separated); a listener left out advertises its bound address, with 0.0.0.0 replaced by localhost. Clients are told the address of the listener they connected to.' },
+  { key: 'listener.security.protocol.map', type: 'string', default: 'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL', doc: 'Security protocol of each listener name (NAME:PROTOCOL, comma-separated; protocols PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL).' },
+  // TLS (SSL and SASL_SSL listeners)
+  { key: 'ssl.keystore.type', type: 'enum', default: 'PKCS12', values: ['PKCS12', 'PEM'], doc: 'Format of the server certificate: PKCS12 (ssl.keystore.location, ssl.keystore.password) or PEM (ssl.keystore.location holding key and chain, or ssl.keystore.certificate.chain plus ssl.keystore.key).' },
+  { key: 'ssl.keystore.location', type: 'string', default: '', doc: 'File with the server certificate and key (PKCS#12, or PEM with the private key and the certificate chain). Reloaded when it changes.' },
+  { key: 'ssl.keystore.password', type: 'string', default: '', sensitive: true, doc: 'Password of the PKCS#12 keystore (sensitive: never logged or described).' },
+  { key: 'ssl.key.password', type: 'string', default: '', sensitive: true, doc: 'Password of an encrypted PEM private key (sensitive).' },
+  { key: 'ssl.keystore.certificate.chain', type: 'string', default: '', doc: 'The server certificate chain as PEM text (with ssl.keystore.type=PEM), instead of a file.' },
+  { key: 'ssl.keystore.key', type: 'string', default: '', sensitive: true, doc: 'The server private key as PEM text (with ssl.keystore.type=PEM), instead of a file (sensitive).' },
+  { key: 'ssl.truststore.type', type: 'enum', default: 'PEM', values: ['PEM'], doc: 'Format of the truststore holding the CAs that client certificates must chain to (PEM).' },
+  { key: 'ssl.truststore.location', type: 'string', default: '', doc: 'File with the CA certificates client certificates are checked against (PEM). Reloaded when it changes.' },
+  { key: 'ssl.truststore.password', type: 'string', default: '', sensitive: true, doc: 'Password of a PKCS#12 truststore (sensitive).' },
+  { key: 'ssl.truststore.certificates', type: 'string', default: '', doc: 'The trusted CA certificates as PEM text, instead of a file.' },
+  { key: 'ssl.client.auth', type: 'enum', default: 'none', values: ['none', 'requested', 'required'], doc: 'Client certificates on SSL listeners: none, requested (checked when given) or required. A client certificate makes the principal User:<its subject DN>.' },
+  { key: 'ssl.enabled.protocols', type: 'list', default: ['TLSv1.2', 'TLSv1.3'], doc: 'TLS versions accepted (TLSv1.2, TLSv1.3).' },
+  { key: 'ssl.reload.check.interval.ms', type: 'long', default: 30_000, min: 0, doc: 'How often keystore and truststore files are checked for changes; changed certificates apply to new connections without a restart (0: never reload).' },
+  // SASL (SASL_PLAINTEXT and SASL_SSL listeners)
+  { key: 'sasl.enabled.mechanisms', type: 'list', default: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'], doc: 'SASL mechanisms offered: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512. SCRAM users are managed with kafka-configs --entity-type users (AlterUserScramCredentials).' },
+  { key: 'sasl.plain.jaas.config', type: 'string', default: '', sensitive: true, doc: 'PLAIN users as Kafka\'s PlainLoginModule JAAS value: org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="secret"; Kafka\'s listener.name.<listener>.plain.sasl.jaas.config is accepted as this setting (sensitive; prefer sasl.plain.users.file).' },
+  { key: 'sasl.plain.users.file', type: 'string', default: '', doc: 'File of PLAIN users, one user=password per line (# comments); re-read when it changes.' },
+  { key: 'connection.failed.authentication.delay.ms', type: 'int', default: 100, min: 0, doc: 'Delay before the answer to a failed authentication, after which the connection is closed (one failure per connection, as in Kafka).' },
+  { key: 'connections.max.reauth.ms', type: 'long', default: 0, min: 0, doc: 'Longest SASL session: a client must re-authenticate (KIP-368) within this long or its connection is closed; told to clients in SaslAuthenticate v1+ (0: sessions never expire).' },
   // Network
   { key: 'socket.request.max.bytes', type: 'int', default: 100 * 1024 * 1024, min: 1024, doc: 'Largest request frame accepted; a larger frame closes the connection.' },
   { key: 'connections.max.idle.ms', type: 'long', default: 600_000, min: 0, doc: 'Idle connections are closed after this long (0 disables).' },
@@ -52,7 +75,7 @@ export const SETTINGS = Object.freeze([
   { key: 'iceberg.enabled.default', type: 'bool', default: true, doc: 'Default of the topic config iceberg.enabled: with true (and remote.log.storage.system.enable) every topic is also an Iceberg table unless it sets iceberg.enabled=false.' },
   { key: 'iceberg.warehouse', type: 'string', default: './data/warehouse', doc: 'Where tables live: a local folder (path or file:///...) or s3://bucket/prefix.' },
   { key: 'iceberg.rest.port', type: 'int', default: 8181, min: -1, max: 65535, doc: 'Port of the built-in Iceberg REST catalog (0 picks a free port, -1 turns it off).' },
-  { key: 'iceberg.rest.token', type: 'string', default: '', doc: 'Bearer token the Iceberg REST catalog requires on every request (empty: no authentication).' },
+  { key: 'iceberg.rest.token', type: 'string', default: '', sensitive: true, doc: 'Bearer token the Iceberg REST catalog requires on every request (empty: no authentication).' },
   { key: 'iceberg.rest.host', type: 'string', default: '0.0.0.0', doc: 'Address the Iceberg REST catalog binds to.' },
   { key: 'iceberg.delete.on.topic.delete', type: 'bool', default: true, doc: 'Deleting a topic drops its table and purges its files, as Kafka deletes a deleted topic\'s data. false keeps the table (read-only, as before) for the lakehouse; a topic created again with that name continues after the table\'s offsets.' },
   { key: 'iceberg.maintenance.interval.ms', type: 'long', default: 300_000, min: 0, doc: 'How often each table\'s snapshots are expired (table properties history.expire.max-snapshot-age-ms and history.expire.min-snapshots-to-keep) and the files only they needed deleted; orphan files are looked for at most hourly. 0 turns it off.' },
@@ -62,7 +85,7 @@ export const SETTINGS = Object.freeze([
   { key: 'iceberg.s3.region', type: 'string', default: '', doc: 'S3 region; empty uses AWS_REGION, then us-east-1.' },
   { key: 'iceberg.s3.path.style.access', type: 'bool', default: true, doc: 'Path-style S3 URLs (endpoint/bucket/key), which most non-AWS stores need; ignored without an endpoint.' },
   { key: 'iceberg.s3.access.key.id', type: 'string', default: '', doc: 'S3 access key; empty uses the AWS default credential chain (environment, profiles, instance roles).' },
-  { key: 'iceberg.s3.secret.access.key', type: 'string', default: '', doc: 'S3 secret key, with iceberg.s3.access.key.id.' },
+  { key: 'iceberg.s3.secret.access.key', type: 'string', default: '', sensitive: true, doc: 'S3 secret key, with iceberg.s3.access.key.id.' },
   { key: 'remote.log.manager.copier.thread.pool.size', type: 'int', default: 2, min: 1, max: 64, doc: 'Segments converted to Parquet at once, across all partitions (bounds the CPU and memory tiering uses).' },
   { key: 'iceberg.convert.workers.enable', type: 'bool', default: true, doc: 'Convert segments to Parquet on worker threads (remote.log.manager.copier.thread.pool.size of them), so conversion never holds the thread serving produce and fetch and uses the other cores; false converts on that thread. Schema-mode (typed) topics always convert on it.' },
   { key: 'iceberg.compaction.max.bytes.per.second', type: 'long', default: 32 * 1024 * 1024, min: 1, doc: 'Bytes per second background compaction reads at most, across all tables (one compaction runs at a time, and only while no segment waits to be tiered).' },
@@ -91,6 +114,9 @@ export const SETTINGS = Object.freeze([
   { key: 'log.level', type: 'enum', default: 'info', values: ['debug', 'info', 'warn', 'error', 'silent'], doc: 'Lowest level of structured log lines written to stdout.' },
   { key: 'shutdown.timeout.ms', type: 'long', default: 30_000, min: 0, doc: 'On SIGTERM/SIGINT, wait this long for in-flight requests before closing connections.' },
 ] as const satisfies readonly Setting[]);
+
+/** The keys of secret settings (passwords, private keys, tokens). */
+export const SENSITIVE_SETTINGS: ReadonlySet<string> = new Set(SETTINGS.filter((s) => (s as Setting).sensitive === true).map((s) => s.key));
 
 export const SETTINGS_BY_KEY: ReadonlyMap<string, Setting> = new Map(SETTINGS.map((s) => [s.key, s as Setting]));
 

@@ -14,14 +14,16 @@ export interface CoordinatorNode {
 
 export interface CoordinatorLocator {
   /** The coordinator of `key`, or undefined when none is available right now. */
-  coordinatorFor(key: string, keyType: CoordinatorKeyType): CoordinatorNode | undefined;
+  coordinatorFor(key: string, keyType: CoordinatorKeyType, listener?: string): CoordinatorNode | undefined;
 }
 
 /** One broker coordinates everything. Reads the identity lazily: its port is known only after binding. */
 export class SingleBrokerLocator implements CoordinatorLocator {
-  constructor(private readonly self: CoordinatorNode) {}
+  constructor(private readonly self: CoordinatorNode & { readonly endpoints?: ReadonlyMap<string, { readonly host: string; readonly port: number }> }) {}
 
-  coordinatorFor(): CoordinatorNode {
-    return { nodeId: this.self.nodeId, host: this.self.host, port: this.self.port };
+  /** This broker, at the address of the listener the client asked through. */
+  coordinatorFor(_key?: string, _keyType?: CoordinatorKeyType, listener?: string): CoordinatorNode {
+    const ep = listener === undefined ? undefined : this.self.endpoints?.get(listener);
+    return { nodeId: this.self.nodeId, host: ep?.host ?? this.self.host, port: ep?.port ?? this.self.port };
   }
 }

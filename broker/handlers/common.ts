@@ -9,6 +9,17 @@ export interface BrokerIdentity {
   readonly host: string;
   readonly port: number;
   readonly clusterId: string;
+  /**
+   * The advertised address of each listener by name; `host` and `port` are the first listener's. Clients
+   * are told the address of the listener their request came in on, as Kafka tells them.
+   */
+  readonly endpoints?: ReadonlyMap<string, { readonly host: string; readonly port: number }>;
+}
+
+/** The address to give a client that connected through `listener`. */
+export function endpointFor(identity: BrokerIdentity, listener: string | undefined): { host: string; port: number } {
+  const ep = listener === undefined ? undefined : identity.endpoints?.get(listener);
+  return ep ?? { host: identity.host, port: identity.port };
 }
 
 export interface ErrorResult {

@@ -1,7 +1,7 @@
 /** DescribeCluster (key 60): this broker, the cluster id, and the controller (also this broker). */
 import { ErrorCode } from '../../protocol/error-codes.js';
-import type { ApiHandler, Body } from './handler.js';
-import { ALL_CLUSTER_OPERATIONS, AUTHORIZED_OPERATIONS_OMITTED, type BrokerIdentity } from './common.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
+import { ALL_CLUSTER_OPERATIONS, AUTHORIZED_OPERATIONS_OMITTED, endpointFor, type BrokerIdentity } from './common.js';
 
 const ENDPOINT_BROKERS = 1;
 
@@ -12,8 +12,9 @@ export class DescribeClusterHandler implements ApiHandler {
 
   constructor(private readonly identity: BrokerIdentity) {}
 
-  handle(body: Body): Body {
-    const { nodeId, host, port, clusterId } = this.identity;
+  handle(body: Body, ctx: HandlerContext): Body {
+    const { nodeId, clusterId } = this.identity;
+    const { host, port } = endpointFor(this.identity, ctx.conn.security.listener);
     const endpointType = (body.endpointType as number | undefined) ?? ENDPOINT_BROKERS;
     const base = { throttleTimeMs: 0, endpointType, clusterId, controllerId: nodeId };
     if (endpointType !== ENDPOINT_BROKERS) {

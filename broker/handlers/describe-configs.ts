@@ -1,6 +1,6 @@
 /** DescribeConfigs (key 32): topic configs (with sources, types, synonyms, documentation) and broker settings. */
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { SETTINGS } from '../config/settings.js';
+import { SENSITIVE_SETTINGS, SETTINGS } from '../config/settings.js';
 import type { BrokerConfig } from '../config/settings.js';
 import { ConfigSource, ConfigType, brokerDefaultIsSet, configTypeOf, defaultValue, effectiveConfigs, topicConfigDef } from '../topics/topic-configs.js';
 import type { TopicManager } from '../topics/topic-manager.js';
@@ -110,6 +110,9 @@ function brokerEntries(config: BrokerConfig): Entry[] {
     const isDefault = value === s.default;
     const type = s.type === 'int' ? ConfigType.INT : s.type === 'long' ? ConfigType.LONG : s.type === 'bool' ? ConfigType.BOOLEAN : ConfigType.STRING;
     const source = isDefault ? ConfigSource.DEFAULT_CONFIG : ConfigSource.STATIC_BROKER_CONFIG;
-    return { name: s.key, value: String(value), readOnly: true, source, type, sensitive: false, doc: s.doc, synonyms: [{ name: s.key, value: String(value), source }] };
+    // Secrets come back null with isSensitive, as Kafka describes password configs.
+    const sensitive = SENSITIVE_SETTINGS.has(s.key);
+    const shown = sensitive ? null : Array.isArray(value) ? value.join(',') : String(value);
+    return { name: s.key, value: shown, readOnly: true, source, type: sensitive ? ConfigType.PASSWORD : type, sensitive, doc: s.doc, synonyms: [{ name: s.key, value: shown, source }] };
   });
 }

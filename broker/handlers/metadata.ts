@@ -5,7 +5,7 @@ import { validateTopicName } from '../topics/topic-configs.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
-import { ALL_CLUSTER_OPERATIONS, ALL_TOPIC_OPERATIONS, AUTHORIZED_OPERATIONS_OMITTED, toErrorResult, type BrokerIdentity } from './common.js';
+import { ALL_CLUSTER_OPERATIONS, ALL_TOPIC_OPERATIONS, AUTHORIZED_OPERATIONS_OMITTED, toErrorResult, endpointFor, type BrokerIdentity } from './common.js';
 
 interface MetadataRequest {
   topics: { topicId: Buffer; name: string | null }[] | null;
@@ -38,7 +38,8 @@ export class MetadataHandler implements ApiHandler {
     } else {
       for (const wanted of req.topics ?? []) topics.push(await this.lookup(wanted, allowAuto, req));
     }
-    const { nodeId, host, port, clusterId } = this.identity;
+    const { nodeId, clusterId } = this.identity;
+    const { host, port } = endpointFor(this.identity, ctx.conn.security.listener);
     return {
       throttleTimeMs: 0,
       brokers: [{ nodeId, host, port, rack: null }],

@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MetadataError, type MetadataStore, type TopicRecord } from './metadata-store.js';
+import { MetadataError, type MetadataStore, type ScramCredentialRecord, type TopicRecord } from './metadata-store.js';
 
 interface StoredTopic {
   name: string;
@@ -21,13 +21,27 @@ interface StoredState {
   clusterId: string;
   nextProducerId: string;
   topics: StoredTopic[];
+  /** SCRAM credentials (salt, StoredKey and ServerKey in base64; never a password). Absent before security. */
+  scramCredentials?: StoredScram[];
 }
+
+interface StoredScram {
+  user: string;
+  mechanism: ScramCredentialRecord['mechanism'];
+  salt: string;
+  iterations: number;
+  storedKey: string;
+  serverKey: string;
+}
+
+const scramKey = (user: string, mechanism: string) => `${mechanism}\0${user}`;
 
 /** Producer ids are reserved in blocks so that most allocations need no write. */
 const PRODUCER_ID_BLOCK = 1000n;
 
 export class EmbeddedMetadataStore implements MetadataStore {
   private readonly topics = new Map<string, TopicRecord>();
+  private scram = new Map<string, ScramCredentialRecord>();
   private chain: Promise<unknown> = Promise.resolve();
   private producerIdNext = 0n;
   private producerIdLimit = 0n;
@@ -59,6 +73,10 @@ export class EmbeddedMetadataStore implements MetadataStore {
     const store = new EmbeddedMetadataStore(dir, clusterId, BigInt(state?.nextProducerId ?? '0'));
     for (const t of state?.topics ?? []) {
       store.topics.set(t.name, Object.freeze({ ...t, id: Buffer.from(t.id, 'hex'), configs: Object.freeze({ ...t.configs }) }));
+    }
+    for (const c of state?.scramCredentials ?? []) {
+      const record = Object.freeze({ ...c, salt: Buffer.from(c.salt, 'base64'), storedKey: Buffer.from(c.storedKey, 'base64'), serverKey: Buffer.from(c.serverKey, 'base64') });
+      store.scram.set(scramKey(c.user, c.mechanism), record);
     }
     if (!state) await store.persist();
     return store;
@@ -114,6 +132,25 @@ export class EmbeddedMetadataStore implements MetadataStore {
         else configs[k] = v;
       }
       return { ...t, configs: Object.freeze(configs) };
+    });
+  }
+
+  listScramCredentials(): readonly ScramCredentialRecord[] {
+    return [...this.scram.values()];
+  }
+
+  getScramCredential(user: string, mechanism: ScramCredentialRecord['mechanism']): ScramCredentialRecord | undefined {
+    return this.scram.get(scramKey(user, mechanism));
+  }
+
+  alterScramCredentials(upserts: readonly ScramCredentialRecord[], deletions: readonly { user: string; mechanism: ScramCredentialRecord['mechanism'] }[]): Promise<void> {
+    return this.serialize(async () => {
+      const before = this.scram;
+      const next = new Map(before);
+      for (const d of deletions) next.delete(scramKey(d.user, d.mechanism));
+      for (const u of upserts) next.set(scramKey(u.user, u.mechanism), Object.freeze({ ...u }));
+      this.scram = next;
+      await this.persistOrRollback(() => (this.scram = before));
     });
   }
 
@@ -175,9 +212,22 @@ export class EmbeddedMetadataStore implements MetadataStore {
       clusterId: this.clusterId,
       nextProducerId: this.reservedProducerIds.toString(),
       topics: [...this.topics.values()].map((t) => ({ ...t, id: t.id.toString('hex'), configs: { ...t.configs } })),
+      ...(this.scram.size > 0
+        ? {
+            scramCredentials: [...this.scram.values()].map((c) => ({
+              user: c.user,
+              mechanism: c.mechanism,
+              salt: c.salt.toString('base64'),
+              iterations: c.iterations,
+              storedKey: c.storedKey.toString('base64'),
+              serverKey: c.serverKey.toString('base64'),
+            })),
+          }
+        : {}),
     };
     const tmp = join(this.dir, 'metadata.json.tmp');
-    const fh = await open(tmp, 'w');
+    // Owner-only: the file holds SCRAM StoredKeys and ServerKeys (not passwords, but not for everyone either).
+    const fh = await open(tmp, 'w', 0o600);
     try {
       await fh.writeFile(JSON.stringify(state, null, 2));
       await fh.sync();

@@ -13,6 +13,16 @@ export interface TopicRecord {
   readonly createdAtMs: number;
 }
 
+/** A user's SCRAM credential: salted and hashed as RFC 5802 stores it, never the password. */
+export interface ScramCredentialRecord {
+  readonly user: string;
+  readonly mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
+  readonly salt: Buffer;
+  readonly iterations: number;
+  readonly storedKey: Buffer;
+  readonly serverKey: Buffer;
+}
+
 export interface MetadataStore {
   readonly clusterId: string;
   listTopics(): readonly TopicRecord[];
@@ -23,6 +33,10 @@ export interface MetadataStore {
   setPartitionCount(name: string, partitions: number): Promise<TopicRecord>;
   /** Sets (string) or removes (null) config overrides. */
   alterTopicConfigs(name: string, changes: Readonly<Record<string, string | null>>): Promise<TopicRecord>;
+  listScramCredentials(): readonly ScramCredentialRecord[];
+  getScramCredential(user: string, mechanism: ScramCredentialRecord['mechanism']): ScramCredentialRecord | undefined;
+  /** Upserts and deletes SCRAM credentials in one durable change (deletions of absent ones are ignored). */
+  alterScramCredentials(upserts: readonly ScramCredentialRecord[], deletions: readonly { user: string; mechanism: ScramCredentialRecord['mechanism'] }[]): Promise<void>;
   /** Allocates a new producer id, never handed out before (also across restarts). */
   allocateProducerId(): Promise<bigint>;
   close(): Promise<void>;

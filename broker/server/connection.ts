@@ -8,11 +8,14 @@
  */
 import type { Socket } from 'node:net';
 import type { Logger } from '../logger.js';
+import type { ConnectionSecurity } from '../security/session.js';
 import { FrameSplitter } from './frame-splitter.js';
 
 export interface ConnectionInfo {
   readonly id: number;
   readonly remoteAddress: string;
+  /** The listener, security protocol and principal of the connection (SASL moves the principal on). */
+  readonly security: ConnectionSecurity;
 }
 
 /**
@@ -132,6 +135,15 @@ export class Connection {
       if (head?.response && !this.closed) {
         if (this.options.traffic !== undefined) this.options.traffic.bytesOut += head.response.length;
         this.socket.write(head.response);
+      }
+      if (this.info.security.closeAfterResponse && !this.closed) {
+        // A failed authentication: its answer is the last thing this connection sends.
+        this.draining = true;
+        this.backlog = [];
+        this.queue.length = 0;
+        this.socket.end();
+        this.closed = true;
+        return;
       }
     }
     this.pump();

@@ -1,28 +1,59 @@
 /**
- * The Kafka listener: accepts TCP connections and hands each request frame to a FrameHandler.
- * `close()` is the graceful shutdown used on SIGTERM/SIGINT: stop accepting, finish in-flight requests,
- * flush their responses and close every connection.
+ * One Kafka listener: accepts TCP (or, on SSL and SASL_SSL listeners, TLS) connections and hands each
+ * request frame to a FrameHandler. `close()` is the graceful shutdown used on SIGTERM/SIGINT: stop
+ * accepting, finish in-flight requests, flush their responses and close every connection.
+ *
+ * On a TLS listener a client that does not complete the handshake (a plaintext client, an expired or
+ * untrusted certificate) is dropped at the TLS layer and never reaches the frame handler; with
+ * ssl.client.auth=requested a certificate that was offered but does not verify closes the connection too.
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
+import type { ListenerSpec } from '../config/listeners.js';
 import type { Logger } from '../logger.js';
+import { newConnectionSecurity } from '../security/session.js';
+import { tlsPrincipal, type TlsContext } from '../security/tls.js';
 import { Connection, type ConnectionOptions, type FrameHandler } from './connection.js';
 
 export interface ListenOptions extends ConnectionOptions {
   readonly host: string;
   readonly port: number;
+  /** The listener's name and security protocol; PLAINTEXT when absent. */
+  readonly listener?: ListenerSpec;
+  /** Certificates for SSL and SASL_SSL listeners. */
+  readonly tls?: TlsContext;
 }
 
+/** Shared by every listener so that connection ids stay unique across them. */
+let nextConnectionId = 1;
+
 export class KafkaServer {
-  private readonly server: Server;
+  private readonly server: Server | TlsServer;
   private readonly connections = new Set<Connection>();
-  private nextId = 1;
+  /** TLS handshakes that failed (plaintext clients, bad certificates), since start. */
+  tlsHandshakeFailures = 0;
 
   constructor(
     private readonly handler: FrameHandler,
     private readonly options: ListenOptions,
     private readonly log: Logger,
   ) {
-    this.server = createServer((socket) => this.accept(socket));
+    const tls = options.tls;
+    if (tls !== undefined) {
+      const server = createTlsServer({ ...tls.options }, (socket) => this.acceptTls(socket));
+      tls.onReload((next) => server.setSecureContext({ ...next }));
+      server.on('tlsClientError', (err, socket) => {
+        this.tlsHandshakeFailures++;
+        this.log.debug('TLS handshake failed', { listener: this.name, remote: `${socket.remoteAddress}:${socket.remotePort}`, err: err.message });
+      });
+      this.server = server;
+    } else {
+      this.server = createServer((socket) => this.accept(socket, undefined));
+    }
+  }
+
+  get name(): string {
+    return this.options.listener?.name ?? 'PLAINTEXT';
   }
 
   async listen(): Promise<{ host: string; port: number }> {
@@ -38,10 +69,26 @@ export class KafkaServer {
     return { host: addr.address, port: addr.port };
   }
 
-  private accept(socket: Socket): void {
+  private acceptTls(socket: TLSSocket): void {
+    const offered = socket.getPeerCertificate(false);
+    if (this.options.tls?.options.requestCert && offered && offered.raw && !socket.authorized) {
+      // ssl.client.auth=requested: a certificate that was offered must verify.
+      this.tlsHandshakeFailures++;
+      this.log.debug('TLS client certificate refused', { listener: this.name, remote: `${socket.remoteAddress}:${socket.remotePort}`, reason: String(socket.authorizationError) });
+      socket.destroy();
+      return;
+    }
+    const principal = tlsPrincipal(socket);
+    if (principal !== undefined) this.log.debug('TLS client certificate accepted', { listener: this.name, remote: `${socket.remoteAddress}:${socket.remotePort}`, principal });
+    this.accept(socket, principal);
+  }
+
+  private accept(socket: Socket, principal: string | undefined): void {
+    const listener = this.options.listener;
+    const security = newConnectionSecurity(listener?.name ?? 'PLAINTEXT', listener?.protocol ?? 'PLAINTEXT', principal);
     const conn = new Connection(
       socket,
-      { id: this.nextId++, remoteAddress: `${socket.remoteAddress}:${socket.remotePort}` },
+      { id: nextConnectionId++, remoteAddress: `${socket.remoteAddress}:${socket.remotePort}`, security },
       this.handler,
       this.options,
       this.log,

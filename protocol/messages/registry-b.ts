@@ -3,6 +3,7 @@ import { ADD_OFFSETS_TO_TXN } from './add-offsets-to-txn.js';
 import { ADD_PARTITIONS_TO_TXN } from './add-partitions-to-txn.js';
 import { CONSUMER_GROUP_HEARTBEAT } from './consumer-group-heartbeat.js';
 import { DELETE_GROUPS } from './delete-groups.js';
+import { DESCRIBE_CLIENT_QUOTAS } from './describe-client-quotas.js';
 import { DESCRIBE_GROUPS } from './describe-groups.js';
 import { DESCRIBE_PRODUCERS } from './describe-producers.js';
 import { DESCRIBE_TRANSACTIONS } from './describe-transactions.js';
@@ -20,6 +21,7 @@ import { SASL_AUTHENTICATE } from './sasl-authenticate.js';
 import { SASL_HANDSHAKE } from './sasl-handshake.js';
 import { SYNC_GROUP } from './sync-group.js';
 import { TXN_OFFSET_COMMIT } from './txn-offset-commit.js';
+import { ALTER_USER_SCRAM_CREDENTIALS, DESCRIBE_USER_SCRAM_CREDENTIALS } from './user-scram-credentials.js';
 import { WRITE_TXN_MARKERS } from './write-txn-markers.js';
 
 /** Declarations of the group, offset, SASL and transaction APIs. Add each API here as it is declared. */
@@ -42,6 +44,9 @@ export const API_SPECS_B: readonly ApiSpec[] = [
   SASL_AUTHENTICATE, // 36
   DELETE_GROUPS, // 42
   OFFSET_DELETE, // 47
+  DESCRIBE_CLIENT_QUOTAS, // 48
+  DESCRIBE_USER_SCRAM_CREDENTIALS, // 50
+  ALTER_USER_SCRAM_CREDENTIALS, // 51
   DESCRIBE_PRODUCERS, // 61
   DESCRIBE_TRANSACTIONS, // 65
   LIST_TRANSACTIONS, // 66

@@ -4,8 +4,9 @@ import { Router, RouterError } from '../../broker/router.js';
 import type { ApiHandler } from '../../broker/handlers/handler.js';
 import { decodeResponse, encodeRequest } from '../../protocol/index.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { newConnectionSecurity } from '../../broker/security/session.js';
 
-const conn = { id: 1, remoteAddress: 'test' };
+const conn = { id: 1, remoteAddress: 'test', security: newConnectionSecurity('PLAINTEXT', 'PLAINTEXT') };
 const unframe = (b: Buffer | undefined) => {
   assert.ok(b);
   return b.subarray(4);

@@ -46,8 +46,14 @@ export function withAdminDefault(flags: readonly string[]): string[] {
   return own ? [...flags] : ['--admin.port=0', '--admin.host=127.0.0.1', ...flags];
 }
 
-/** Starts a broker in this process. `flags` are CLI-style settings (`--num.partitions=3`). */
-export async function startBroker(flags: string[] = [], options: { dataDir?: string; keepData?: boolean; /** Receives the broker's warn and error log lines (JSON). */ warnings?: string[] } = {}): Promise<TestBroker> {
+/**
+ * Starts a broker in this process. `flags` are CLI-style settings (`--num.partitions=3`). `warnings` receives the broker's warn and error log lines (JSON); `log` receives every line at debug level
+ * (for tests that scan all of the broker's output, e.g. for secrets).
+ */
+export async function startBroker(
+  flags: string[] = [],
+  options: { dataDir?: string; keepData?: boolean; warnings?: string[]; log?: (line: string) => void } = {},
+): Promise<TestBroker> {
   const dataDir = options.dataDir ?? (await tempDir());
   const loaded = loadConfig({
     argv: ['--listeners=PLAINTEXT://127.0.0.1:0', `--log.dirs=${dataDir}`, '--group.initial.rebalance.delay.ms=0', ...withAdminDefault(withTieringDefault(flags))],
@@ -55,8 +61,17 @@ export async function startBroker(flags: string[] = [], options: { dataDir?: str
   });
   if (loaded.help) throw new Error('unexpected --help');
   const level = (process.env.FLOE_TEST_LOG_LEVEL ?? 'silent') as LogLevel;
-  const warnings = options.warnings;
-  const broker = await Broker.start(loaded.config, warnings ? createLogger('warn', (line) => void warnings.push(line)) : createLogger(level));
+  const { warnings, log } = options;
+  const logger =
+    log !== undefined
+      ? createLogger('debug', (line) => {
+          log(line);
+          if (warnings && /"level":"(warn|error)"/.test(line)) warnings.push(line);
+        })
+      : warnings
+        ? createLogger('warn', (line) => void warnings.push(line))
+        : createLogger(level);
+  const broker = await Broker.start(loaded.config, logger);
   return {
     broker,
     port: broker.port,

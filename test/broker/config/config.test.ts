@@ -67,9 +67,37 @@ test('listeners are validated', () => {
   assert.deepEqual(parseListener('PLAINTEXT://127.0.0.1:0'), { host: '127.0.0.1', port: 0 });
   assert.deepEqual(parseListener('PLAINTEXT://[::1]:9092'), { host: '::1', port: 9092 });
   assert.deepEqual(parseListener('PLAINTEXT://:9092'), { host: '0.0.0.0', port: 9092 });
-  assert.equal(parseListener('SSL://h:1'), undefined);
+  assert.deepEqual(parseListener('SSL://h:1'), { host: 'h', port: 1 });
+  assert.equal(parseListener('http:h:1'), undefined);
   assert.equal(parseListener('PLAINTEXT://h:70000'), undefined);
-  assert.throws(() => load(['--listeners=localhost:9092']), /listeners must look like PLAINTEXT:\/\/host:port/);
+  assert.throws(() => load(['--listeners=localhost:9092']), /listeners entry 'localhost:9092' must look like NAME:\/\/host:port/);
+});
+
+test('several listeners: names map to security protocols, and TLS and SASL listeners are checked', () => {
+  const c = load(['--listeners=PLAINTEXT://127.0.0.1:0,INTERNAL://:0', '--listener.security.protocol.map=PLAINTEXT:PLAINTEXT,INTERNAL:SASL_PLAINTEXT']);
+  assert.equal(c['listeners'], 'PLAINTEXT://127.0.0.1:0,INTERNAL://:0');
+  assert.throws(() => load(['--listeners=PLAINTEXT://:0,CUSTOM://:0']), /listener CUSTOM has no security protocol: add CUSTOM:/);
+  assert.throws(() => load(['--listeners=PLAINTEXT://:9000,SSL://:9000', '--ssl.keystore.location=k.p12']), /share port 9000/);
+  assert.throws(() => load(['--listeners=SSL://:0']), /an SSL or SASL_SSL listener needs a server certificate/);
+  assert.throws(() => load(['--listeners=SSL://:0', '--ssl.keystore.location=k.pem', '--ssl.client.auth=required']), /ssl.client.auth=required needs the CAs/);
+  assert.throws(() => load(['--listeners=SASL_PLAINTEXT://:0', '--sasl.enabled.mechanisms=GSSAPI']), /GSSAPI not supported/);
+  assert.throws(() => load(['--listeners=PLAINTEXT://:0', '--advertised.listeners=SSL://h:1']), /advertised.listeners names SSL, which is not in listeners/);
+  assert.throws(() => load(['--listener.security.protocol.map=PLAINTEXT:TLS']), /PROTOCOL one of PLAINTEXT, SSL/);
+});
+
+test("Kafka's listener.name.<l>.plain.sasl.jaas.config is accepted as sasl.plain.jaas.config", () => {
+  const jaas = 'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="x";';
+  const c = load(['--config', 'b.properties'], {}, { 'b.properties': `listeners=SASL_SSL://:0\nssl.keystore.location=k.p12\nlistener.name.sasl_ssl.plain.sasl.jaas.config=${jaas}\n` });
+  assert.equal(c['sasl.plain.jaas.config'], jaas);
+  assert.equal(load([`--listener.name.sasl_plaintext.plain.sasl.jaas.config=${jaas}`])['sasl.plain.jaas.config'], jaas);
+});
+
+test('a secret setting with a wrong value is reported without its value', () => {
+  assert.throws(() => load(['--config', 's.json'], {}, { 's.json': '{"ssl.keystore.password": 987654321}' }), (err: Error) => {
+    assert.match(err.message, /ssl.keystore.password must be a string \(its value is secret and not shown\)/);
+    assert.ok(!err.message.includes('987654321'));
+    return true;
+  });
 });
 
 test('bad files and flags without values are clear errors', () => {
@@ -113,7 +141,7 @@ test('admin.port: 9644 by default, 0 and -1 allowed, anything outside -1..65535 
   for (const bad of ['-2', '65536', 'http']) {
     assert.throws(() => load([`--admin.port=${bad}`]), (err: unknown) => err instanceof ConfigError && /admin\.port/.test(err.message), bad);
   }
-  assert.throws(() => load(['--listeners=PLAINTEXT://:9000', '--admin.port=9000']), /admin\.port 9000 is also the Kafka listener's port/);
+  assert.throws(() => load(['--listeners=PLAINTEXT://:9000', '--admin.port=9000']), /admin\.port 9000 is also a Kafka listener's port/);
   assert.throws(() => load(['--schema.registry.port=9200', '--admin.port=9200']), /admin\.port 9200 is also schema\.registry\.port/);
   assert.throws(() => load(['--iceberg.rest.port=9300', '--admin.port=9300']), /admin\.port 9300 is also iceberg\.rest\.port/);
 });

@@ -141,6 +141,12 @@ const REQUESTS: Record<number, (c: Context) => Body> = {
   65: () => ({ transactionalIds: ['sweep-txn'] }),
   66: () => ({ stateFilters: [], producerIdFilters: [], durationFilter: -1n }),
   60: () => ({ includeClusterAuthorizedOperations: false, endpointType: 1 }),
+  // On a PLAINTEXT listener both SASL APIs answer ILLEGAL_SASL_STATE, as Kafka does (test/broker/security covers SASL listeners).
+  17: () => ({ mechanism: 'PLAIN' }),
+  36: () => ({ authBytes: Buffer.from('\0sweep\0secret') }),
+  48: () => ({ components: [{ entityType: 'user', matchType: 1, match: null }], strict: false }),
+  50: () => ({ users: null }),
+  51: () => ({ deletions: [], upsertions: [{ name: 'sweep-user', mechanism: 1, iterations: 4096, salt: Buffer.alloc(16, 1), saltedPassword: Buffer.alloc(32, 2) }] }),
   75: () => ({ topics: [{ name: TOPIC }], responsePartitionLimit: 2000, cursor: null }),
 };
 
