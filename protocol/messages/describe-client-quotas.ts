@@ -26,7 +26,7 @@ export const DESCRIBE_CLIENT_QUOTAS: ApiSpec = api(
     fields: [
       field('throttleTimeMs', 'int32', '0+'),
       field('errorCode', 'int16', '0+'),
-      field('errorMessage', 'string', '0+', { nullableVersions: '0+', default: null }),
+      field('errorMessage', 'string', '0+', { nullableVersions: '0+' }),
       field('entries', array([
         field('entity', array([field('entityType', 'string', '0+'), field('entityName', 'string', '0+', { nullableVersions: '0+' })]), '0+'),
         field('values', array([field('key', 'string', '0+'), field('value', 'float64', '0+')]), '0+'),

@@ -23,11 +23,11 @@ export const DESCRIBE_USER_SCRAM_CREDENTIALS: ApiSpec = api(
     fields: [
       field('throttleTimeMs', 'int32', '0+'),
       field('errorCode', 'int16', '0+'),
-      field('errorMessage', 'string', '0+', { nullableVersions: '0+', default: null }),
+      field('errorMessage', 'string', '0+', { nullableVersions: '0+' }),
       field('results', array([
         field('user', 'string', '0+'),
         field('errorCode', 'int16', '0+'),
-        field('errorMessage', 'string', '0+', { nullableVersions: '0+', default: null }),
+        field('errorMessage', 'string', '0+', { nullableVersions: '0+' }),
         field('credentialInfos', array([field('mechanism', 'int8', '0+'), field('iterations', 'int32', '0+')]), '0+'),
       ]), '0+'),
     ],
@@ -63,7 +63,7 @@ export const ALTER_USER_SCRAM_CREDENTIALS: ApiSpec = api(
       field('results', array([
         field('user', 'string', '0+'),
         field('errorCode', 'int16', '0+'),
-        field('errorMessage', 'string', '0+', { nullableVersions: '0+', default: null }),
+        field('errorMessage', 'string', '0+', { nullableVersions: '0+' }),
       ]), '0+'),
     ],
   }),

@@ -190,19 +190,26 @@ export class TypedLayout {
    * column is created for the first key schema and evolves with later ones.
    */
   acceptKey(fields: readonly MappedField[]): Acceptance {
-    const before = this.nextId;
-    try {
+    return this.evolving(() => {
       const writer: MappedType = { type: 'struct', fields };
       if (this.key === undefined) {
         this.key = { id: this.nextId++, name: KEY_COLUMN, required: false, type: this.fresh(writer), doc: 'The record key, typed with its registry schema' };
         this.changedNow();
-        return { ok: true };
+        return;
       }
       const type = this.mergeType(this.key.type, writer, KEY_COLUMN);
       if (type !== this.key.type) {
         this.key = { ...this.key, type };
         this.changedNow();
       }
+    });
+  }
+
+  /** Runs an evolution step; a Refusal undoes the ids it took and becomes the answer. */
+  private evolving(step: () => void): Acceptance {
+    const before = this.nextId;
+    try {
+      step();
       return { ok: true };
     } catch (err) {
       this.nextId = before;
@@ -222,19 +229,13 @@ export class TypedLayout {
       if (names.has(c)) return { ok: false, reason: `fields ${f.name} and ${c} would share the column ${c}` };
       names.add(c);
     }
-    const before = this.nextId;
-    try {
+    return this.evolving(() => {
       const next = this.mergeFields(this.columns, fields.map((f) => ({ ...f, name: columnName(f.name) })), '');
       if (next !== this.columns) {
         this.columns = next;
         this.changedNow();
       }
-      return { ok: true };
-    } catch (err) {
-      this.nextId = before;
-      if (err instanceof Refusal) return { ok: false, reason: err.message };
-      throw err;
-    }
+    });
   }
 
   private changedNow(): void {
