@@ -19,7 +19,12 @@ import { LoadClient } from '../lib/load-client.js';
 import { spawnFloe, type Build, type ChildServer } from '../lib/processes.js';
 import { formatSize, mbPerSec, median, MiB } from '../lib/stats.js';
 import { formatMarkdownTable, formatTable, progress, type Cell } from '../lib/table.js';
-import { produceWorkload, type LoadRequest } from '../lib/workload.js';
+import { PRODUCE_VERSION, produceWorkload, type LoadRequest } from '../lib/workload.js';
+import { decodeResponse } from '../../protocol/index.js';
+
+interface ProduceResponse {
+  responses: { partitionResponses: { errorCode: number }[] }[];
+}
 import { consumerPerf, producerPerf, type ProducerPerfOptions } from './java-perf.js';
 import { startKafka, type KafkaPeer } from './kafka-broker.js';
 import { cpuSeconds, peakRssBytes } from './proc-stats.js';
@@ -137,13 +142,25 @@ async function main(): Promise<void> {
                   const w = produceWorkload({ topic, partitions, batchBytes: batch, acks: acks === 'all' ? -1 : 1 });
                   const client = await LoadClient.connect(peer.port, 4);
                   try {
-                    const r = await client.closedLoop(w.requests, { window: 8, durationMs: loadClientMs });
+                    // Only what a response acknowledged counts: a partition answered with an error (a
+                    // leader not elected yet on a new topic, say) takes its batch's records and bytes off.
+                    let failedBatches = 0;
+                    const r = await client.closedLoop(w.requests, {
+                      window: 8,
+                      durationMs: loadClientMs,
+                      onResponse: (frame) => {
+                        const { body } = decodeResponse(0, PRODUCE_VERSION, frame);
+                        for (const t of (body as unknown as ProduceResponse).responses) for (const p of t.partitionResponses) if (p.errorCode !== 0) failedBatches++;
+                      },
+                    });
                     let bytes = 0;
                     let count = 0;
                     r.perRequest.forEach((n, i) => {
                       bytes += n * (w.requests[i] as LoadRequest).payloadBytes;
                       count += n * (w.requests[i] as LoadRequest).records;
                     });
+                    bytes -= failedBatches * w.batchBytes;
+                    count -= failedBatches * w.recordsPerBatch;
                     peer.produced += bytes;
                     samples[peer.name].push(mbPerSec(bytes, r.ns));
                     return count;
