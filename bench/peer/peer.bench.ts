@@ -27,7 +27,7 @@ interface ProduceResponse {
 }
 import { consumerPerf, producerPerf, type ProducerPerfOptions } from './java-perf.js';
 import { startKafka, type KafkaPeer } from './kafka-broker.js';
-import { cpuSeconds, peakRssBytes } from './proc-stats.js';
+import { cpuSeconds, peakRssBytes } from '../lib/proc-stats.js';
 
 const args = new BenchArgs(
   process.argv.slice(2),

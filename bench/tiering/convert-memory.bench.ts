@@ -5,7 +5,6 @@
 // whether conversion memory follows the segment's size (segment.bytes defaults to 1 GiB) or a data file's.
 // Run: npx tsx bench/tiering/convert-memory.bench.ts [--mb=128,512] [--codec=none|zstd] [--values=text|json]
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { LocalFileIO } from '../../iceberg/io/local.js';
 import type { CompressionType } from '../../protocol/record-batch/compression.js';
 import { ConvertCodec } from '../../tiering/plugin/convert-codec.js';
 import { BenchArgs } from '../lib/args.js';
+import { peakRssBytes } from '../lib/proc-stats.js';
 import { formatMarkdownTable, progress } from '../lib/table.js';
 import { buildSegment, type ValueShape } from './segment.js';
 
@@ -26,14 +26,9 @@ interface ChildReport {
 }
 
 const MB = 1e6;
-/**
- * This process's peak resident set in MB: Linux's VmHWM, which starts afresh at exec (getrusage's maxRSS
- * is carried over from the parent that forked the child, so it would report the parent's segment).
- */
+/** This process's peak resident set in MiB (VmHWM, see ../lib/proc-stats.ts). */
 function rssMB(): number {
-  const m = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
-  if (!m) throw new Error('no VmHWM in /proc/self/status: this benchmark needs Linux');
-  return Number(m[1]) / 1024;
+  return peakRssBytes('self') / (1024 * 1024);
 }
 
 /** In a child: read the segment whole (baseline) or convert it with the broker's codec; print one JSON line. */

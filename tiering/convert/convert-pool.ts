@@ -10,6 +10,9 @@ import type { DataFileMetrics } from '../../iceberg/metrics.js';
 import { TieringConvertError, type TieringConvertErrorCode } from './errors.js';
 import type { ConvertOptions } from './segment-to-parquet.js';
 
+/** Largest segment window a converter keeps for its next conversion (a window is about one data file). */
+export const MAX_SPARE_WINDOW_BYTES = 128 * 1024 * 1024;
+
 /** Conversion options a worker can take: everything but the typed (schema mode) state. */
 export type WorkerConvertOptions = Omit<ConvertOptions, 'typed'>;
 

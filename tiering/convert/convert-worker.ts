@@ -10,7 +10,7 @@ import { open } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import { convertSegment, type ConvertOptions, type SegmentSource } from './segment-to-parquet.js';
 import { TieringConvertError } from './errors.js';
-import type { WorkerReply, WorkerRequest } from './convert-pool.js';
+import { MAX_SPARE_WINDOW_BYTES, type WorkerReply, type WorkerRequest } from './convert-pool.js';
 
 const port = parentPort;
 if (port === null) throw new Error('convert-worker.ts runs as a worker thread (see convert-pool.ts)');
@@ -46,7 +46,7 @@ async function convert(job: Extract<WorkerRequest, { kind: 'convert' }>): Promis
     port!.postMessage({ kind: 'done', id: job.id } satisfies WorkerReply);
   } finally {
     await fh.close();
-    if (window.buf !== null && window.buf.length <= 128 * 1024 * 1024) spare = window.buf;
+    if (window.buf !== null && window.buf.length <= MAX_SPARE_WINDOW_BYTES) spare = window.buf;
   }
 }
 

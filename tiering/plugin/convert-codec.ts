@@ -21,7 +21,7 @@ import { createFooterCache, type FooterCache } from '../convert/footer-cache.js'
 import type { RebuildCompression } from '../convert/batch-assembly.js';
 import type { RemoteFetchResult } from './api.js';
 import type { DataFileMetrics } from '../../iceberg/metrics.js';
-import { ConvertPool } from '../convert/convert-pool.js';
+import { ConvertPool, MAX_SPARE_WINDOW_BYTES } from '../convert/convert-pool.js';
 import type { DeadLetter, TypedCounts } from '../typed/typed-rows.js';
 import type { CacheStats, ConvertedSegment, ConvertSegmentInput, ReadSegmentInput, SegmentCodec } from './segment-codec.js';
 
@@ -57,8 +57,6 @@ interface OutputFile {
 }
 
 const MiB = 1024 * 1024;
-/** Largest segment window kept for reuse between conversions (a window is about one data file, 64 MiB by default). */
-const MAX_SPARE_WINDOW_BYTES = 128 * MiB;
 export const DEFAULT_BATCH_CACHE_BYTES = 128 * MiB;
 
 export class ConvertCodec implements SegmentCodec {

@@ -173,7 +173,7 @@ export class TypedRows {
     // The kafka struct's fields past the key_value ones: value_schema_id, then key_schema_id once keys are typed.
     const extra = kafkaType.fields.slice(kafka.children.length).map((f) => {
       if (f.name === VALUE_SCHEMA_ID_COLUMN) return buildColumn(f.type, this.ids);
-      if (f.name === KEY_SCHEMA_ID_COLUMN) return buildColumn(f.type, this.keys ? this.keyIds : this.keyIds.map(() => null));
+      if (f.name === KEY_SCHEMA_ID_COLUMN) return buildColumn(f.type, this.keyIds);
       throw new Error(`the typed layout's kafka struct has a field ${f.name} the conversion does not fill`);
     });
     const kafkaData = arrow.makeData({ type: kafkaArrow, length: n, nullCount: 0, children: [...kafka.children, ...extra] });
