@@ -113,6 +113,7 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
   for (const [name, port] of taken) {
     if (adminPort > 0 && adminPort === port) problems.push(`admin.port ${adminPort} is also ${name}; give them different ports (0 picks a free one, -1 turns the admin port off)`);
   }
+  checkCatalog(out, problems);
   if ((out['group.min.session.timeout.ms'] as number) > (out['group.max.session.timeout.ms'] as number)) {
     problems.push('group.min.session.timeout.ms must not exceed group.max.session.timeout.ms');
   }
@@ -137,6 +138,24 @@ function setRaw(raw: Map<string, { value: unknown; source: string }>, key: strin
     return;
   }
   raw.set('sasl.plain.jaas.config', { value, source: `${source} (${key})` });
+}
+
+/** What iceberg.catalog.type=rest needs, and catalog settings that would otherwise be ignored silently. */
+function checkCatalog(out: Record<string, unknown>, problems: string[]): void {
+  const str = (k: string) => out[k] as string;
+  if (out['iceberg.catalog.type'] !== 'rest') {
+    const set = ['iceberg.catalog.uri', 'iceberg.catalog.warehouse', 'iceberg.catalog.prefix', 'iceberg.catalog.token', 'iceberg.catalog.credential', 'iceberg.catalog.oauth2.server.uri'].filter((k) => str(k) !== '');
+    if (set.length > 0) problems.push(`${set.join(', ')} apply only to an external catalog: set iceberg.catalog.type=rest, or remove them`);
+    return;
+  }
+  const uri = str('iceberg.catalog.uri');
+  if (uri === '') problems.push('iceberg.catalog.type=rest needs iceberg.catalog.uri, the external catalog\'s base URI (e.g. http://catalog:8181)');
+  else if (!/^https?:\/\/[^/]/.test(uri)) problems.push(`iceberg.catalog.uri must be an http:// or https:// URI, got '${uri}'`);
+  const oauth = str('iceberg.catalog.oauth2.server.uri');
+  if (oauth !== '' && !/^https?:\/\/[^/]/.test(oauth)) problems.push(`iceberg.catalog.oauth2.server.uri must be an http:// or https:// URI, got '${oauth}'`);
+  const credential = str('iceberg.catalog.credential');
+  if (credential !== '' && !/^[^:]+:.+$/.test(credential)) problems.push('iceberg.catalog.credential must be client_id:client_secret (its value is secret and not shown)');
+  if (credential !== '' && str('iceberg.catalog.token') !== '') problems.push('set iceberg.catalog.token or iceberg.catalog.credential, not both');
 }
 
 const SASL_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];

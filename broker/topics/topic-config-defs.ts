@@ -71,6 +71,14 @@ export function oneOf(...values: string[]): Validator {
   return { describe: `[${values.join(', ')}]`, check: (v) => (values.includes(v as string) ? undefined : `String must be one of: ${values.join(', ')}`) };
 }
 
+/** iceberg.table.name: empty (the topic's name) or a name of the characters a Kafka topic name may hold. */
+function tableName(): Validator {
+  return {
+    describe: "empty, or up to 249 of [a-zA-Z0-9._-]",
+    check: (v) => (v === '' || /^[a-zA-Z0-9._-]{1,249}$/.test(v as string) ? undefined : "Table name must be empty (the topic's name) or up to 249 ASCII letters, digits, '.', '_' and '-'"),
+  };
+}
+
 /** Kafka's ValidList.in: every item one of the values (an empty list is valid). */
 export function listOf(...values: string[]): Validator {
   return {
@@ -143,7 +151,8 @@ export const TOPIC_CONFIGS: readonly TopicConfigDef[] = Object.freeze([
   { name: 'errors.deadletterqueue.group.enable', kind: 'boolean', default: 'false', applied: false, doc: `Let share groups use this topic as their dead-letter queue. ${NO_EFFECT}` },
   // Floe's Iceberg tables
   { name: 'iceberg.enabled', kind: 'boolean', default: 'true', brokerKey: 'iceberg.enabled.default', applied: true, doc: 'The topic is an Iceberg table (implies remote.storage.enable; needs remote.log.storage.system.enable on the broker).' },
-  { name: 'iceberg.namespace', kind: 'string', default: 'kafka', applied: true, doc: 'Namespace of the topic table (dots separate levels): the table is <namespace>.<topic>.' },
+  { name: 'iceberg.namespace', kind: 'string', default: 'kafka', brokerKey: 'iceberg.namespace', applied: true, doc: 'Namespace of the topic table (dots separate levels): the table is <namespace>.<iceberg.table.name>.' },
+  { name: 'iceberg.table.name', kind: 'string', default: '', validator: tableName(), applied: true, doc: 'Name of the topic table in its namespace (empty: the topic name). A table of that name that Floe did not create is never taken over: tiering refuses it and says so.' },
   { name: 'iceberg.commit.interval.ms', kind: 'long', default: '60000', brokerKey: 'iceberg.commit.interval.ms', validator: atLeast(1), applied: true, doc: 'Roll and commit at most this often: bounds how far the table lags the log.' },
   { name: 'iceberg.mode', kind: 'string', default: 'key_value', validator: oneOf('key_value', 'value_schema_id_prefix', 'value_schema_latest'), applied: true, doc: 'How records become rows: key_value (a kafka struct plus the value as binary); value_schema_id_prefix (values carry the Confluent wire-format prefix naming their registry schema: its fields become typed columns); value_schema_latest (values without a prefix, typed with the latest schema of iceberg.value.subject).' },
   { name: 'iceberg.value.subject', kind: 'string', default: '', applied: true, doc: 'Registry subject value_schema_latest types values with (empty: <topic>-value).' },

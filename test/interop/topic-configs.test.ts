@@ -60,6 +60,7 @@ const NON_DEFAULT: Record<string, string> = {
   'errors.deadletterqueue.group.enable': 'true',
   'iceberg.enabled': 'false',
   'iceberg.namespace': 'lake.raw',
+  'iceberg.table.name': 'orders_v2',
   'iceberg.commit.interval.ms': '1000',
   'iceberg.mode': 'value_schema_latest',
   'iceberg.value.subject': 'lake-events',

@@ -145,3 +145,21 @@ test('admin.port: 9644 by default, 0 and -1 allowed, anything outside -1..65535 
   assert.throws(() => load(['--schema.registry.port=9200', '--admin.port=9200']), /admin\.port 9200 is also schema\.registry\.port/);
   assert.throws(() => load(['--iceberg.rest.port=9300', '--admin.port=9300']), /admin\.port 9300 is also iceberg\.rest\.port/);
 });
+
+test('external catalog: builtin by default; rest needs an http(s) URI; token or credential, never both; secrets never echoed', () => {
+  const d = load();
+  assert.equal(d['iceberg.catalog.type'], 'builtin');
+  assert.equal(d['iceberg.catalog.scope'], 'catalog');
+  assert.equal(d['iceberg.namespace'], 'kafka');
+  const c = load(['--iceberg.catalog.type=rest', '--iceberg.catalog.uri=http://catalog:8181', '--iceberg.catalog.warehouse=lake', '--iceberg.catalog.credential=floe:s3cr3t'], { FLOE_ICEBERG_CATALOG_OAUTH2_SERVER_URI: 'https://idp/token' });
+  assert.equal(c['iceberg.catalog.uri'], 'http://catalog:8181');
+  assert.equal(c['iceberg.catalog.oauth2.server.uri'], 'https://idp/token');
+  assert.equal(c['iceberg.catalog.credential'], 'floe:s3cr3t');
+  assert.throws(() => load(['--iceberg.catalog.type=rest']), /needs iceberg\.catalog\.uri/);
+  assert.throws(() => load(['--iceberg.catalog.type=rest', '--iceberg.catalog.uri=catalog:8181']), /must be an http:\/\/ or https:\/\/ URI/);
+  assert.throws(() => load(['--iceberg.catalog.type=glue']), /must be one of builtin, rest/);
+  assert.throws(() => load(['--iceberg.catalog.uri=http://catalog:8181']), /apply only to an external catalog: set iceberg\.catalog\.type=rest/);
+  const both = ['--iceberg.catalog.type=rest', '--iceberg.catalog.uri=http://c', '--iceberg.catalog.token=t0ken', '--iceberg.catalog.credential=id:secretvalue'];
+  assert.throws(() => load(both), /not both/);
+  assert.throws(() => load(['--iceberg.catalog.type=rest', '--iceberg.catalog.uri=http://c', '--iceberg.catalog.credential=nocolonsecret']), (err: Error) => /client_id:client_secret/.test(err.message) && !err.message.includes('nocolonsecret'));
+});

@@ -145,6 +145,9 @@ test('strings from a fixed set are case-sensitive', () => {
   bad('iceberg.key.mode', 'avro', /one of: binary, key_schema_id_prefix, key_schema_latest/);
   bad('iceberg.invalid.record.action', 'fail', /one of: dlq_table, drop/);
   ok('iceberg.namespace', ' lake.raw ', 'lake.raw');
+  ok('iceberg.table.name', 'orders_v2');
+  ok('iceberg.table.name', '');
+  bad('iceberg.table.name', 'a/b', /Table name must be empty/);
 });
 
 test('lists: cleanup.policy items from a set, throttled replicas as partition:broker pairs', () => {
