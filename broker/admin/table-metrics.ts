@@ -63,6 +63,17 @@ export function registerTableMetrics(metrics: BrokerMetrics, sources: TableMetri
         }
       },
     });
+  new Gauge({
+    name: 'floe_table_behind_seconds',
+    help: 'Seconds since tiering of the topic\'s table began failing without a commit landing since (the table is behind its log), by reason: catalog_unreachable, catalog_refused, foreign_table (a table Floe did not make, never taken over), storage, other. Absent while the table keeps up.',
+    labelNames: ['topic', 'reason'],
+    registers,
+    collect() {
+      this.reset();
+      const now = Date.now();
+      for (const [topic, b] of sources.tiering.tablesBehind()) this.set({ topic, reason: b.reason }, Math.max(0, (now - b.sinceMs) / 1000));
+    },
+  });
   gauge('floe_table_data_files', 'Live data files in the current snapshot of the topic\'s table.', (s) => s.dataFiles);
   gauge('floe_table_data_file_bytes', 'Bytes of the live data files in the current snapshot.', (s) => s.dataFileBytes);
   gauge('floe_table_data_file_average_bytes', 'Average size of a live data file in the current snapshot (small files slow readers down; compaction raises it).', (s) => (s.dataFiles > 0 ? s.dataFileBytes / s.dataFiles : 0));

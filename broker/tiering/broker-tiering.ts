@@ -17,6 +17,9 @@
  *   producer state (attachTransactions), so the rows of aborted and still-open transactions are hidden from
  *   table readers (Kafka fetches still return them) until a later commit finds the open ones decided. No
  *   segment is copied before the producer state is attached.
+ * - A topic whose table cannot be opened (an external catalog down at start-up, a table Floe did not make)
+ *   keeps its local segments (none is handed off untiered) and its table is opened again with backoff;
+ *   tablesBehind() says which tables are behind and why (floe_table_behind_seconds), and each failure is logged.
  * - Recovery from the warehouse alone: a partition whose local log is empty but whose table holds offsets up
  *   to C (the local disk was lost) starts its local log at C + 1; earlier offsets are served from the table.
  */
@@ -30,6 +33,7 @@ import type { Logger } from '../logger.js';
 import type { PartitionTxns } from '../producers/partition-txns.js';
 import type { TopicRecord } from '../metadata/metadata-store.js';
 import { deletesByRetention, effectiveConfigs, numericConfig } from '../topics/topic-configs.js';
+import { TablesBehind, type Behind } from './tables-behind.js';
 
 /** What Fetch and ListOffsets need from tiered storage. */
 export interface RemoteLogReader {
@@ -69,6 +73,7 @@ export function topicTieringConfig(overrides: Readonly<Record<string, string>>, 
   return {
     enabled: eff.get('remote.storage.enable')?.value === 'true' || eff.get('iceberg.enabled')?.value === 'true',
     namespace: (eff.get('iceberg.namespace')?.value ?? 'kafka').split('.').filter((s) => s !== ''),
+    ...(eff.get('iceberg.table.name')?.value ? { tableName: eff.get('iceberg.table.name')?.value } : {}),
     commitIntervalMs: n('iceberg.commit.interval.ms'),
     retentionMs: never(n('retention.ms')),
     retentionBytes: never(n('retention.bytes')),
@@ -110,6 +115,9 @@ export class BrokerTiering implements RemoteLogReader {
   private readonly rollTimers = new Map<string, { interval: number; timer: NodeJS.Timeout }>();
   private retentionTimer: NodeJS.Timeout | undefined;
   readonly remoteReads: RemoteReadCounters = { reads: 0, bytes: 0 };
+  /** Tiered topics whose table could not be opened yet: retried with backoff; their segments stay local. */
+  private readonly unopened = new Map<string, { failures: number; timer: NodeJS.Timeout | undefined }>();
+  private stopped = false;
 
   private constructor(
     readonly plugin: TieringPlugin,
@@ -118,7 +126,13 @@ export class BrokerTiering implements RemoteLogReader {
     private readonly config: BrokerConfig,
     private readonly log: Logger,
     private readonly codec?: SegmentCodec,
+    private readonly behind: TablesBehind = new TablesBehind(),
   ) {}
+
+  /** Topics whose table is behind because tiering keeps failing, with the reason and since when. */
+  tablesBehind(): IterableIterator<[string, Behind]> {
+    return this.behind.entries();
+  }
 
   /** Opens the tiering stack (tiering/ builds it from the config); undefined when remote.log.storage.system.enable is off. */
   static async start(options: BrokerTieringOptions): Promise<BrokerTiering | undefined> {
@@ -126,7 +140,34 @@ export class BrokerTiering implements RemoteLogReader {
     if (!config['remote.log.storage.system.enable']) return undefined;
     if (options.plugin) return new BrokerTiering(options.plugin, undefined, config, log, options.codec);
     const tlog = log.child({ logger: 'tiering' });
+    const behind = new TablesBehind();
+    const inner = options.observer;
+    // A landed commit means the table caught up with what was copied: it is no longer behind.
+    const observer: TieringObserver = {
+      segmentCopied: (e) => inner?.segmentCopied?.(e),
+      copyFailed: (e) => inner?.copyFailed?.(e),
+      committed: (e) => {
+        if (behind.recovered(e.topic)) tlog.info('the table is tiering again', { topic: e.topic });
+        inner?.committed?.(e);
+      },
+      commitFailed: (e) => inner?.commitFailed?.(e),
+      valuesTyped: (e) => inner?.valuesTyped?.(e),
+    };
+    const c = config;
+    const catalog = c['iceberg.catalog.type'] === 'rest'
+      ? {
+          type: 'rest' as const,
+          uri: c['iceberg.catalog.uri'],
+          warehouse: c['iceberg.catalog.warehouse'],
+          prefix: c['iceberg.catalog.prefix'],
+          token: c['iceberg.catalog.token'],
+          credential: c['iceberg.catalog.credential'],
+          oauth2ServerUri: c['iceberg.catalog.oauth2.server.uri'],
+          scope: c['iceberg.catalog.scope'],
+        }
+      : { type: 'builtin' as const };
     const opened = await openIcebergTiering({
+      catalog,
       warehouse: config['iceberg.warehouse'],
       s3: {
         endpoint: config['iceberg.s3.endpoint'],
@@ -141,13 +182,17 @@ export class BrokerTiering implements RemoteLogReader {
       onInfo: (message, context) => tlog.info(message, context),
       onWarn: (message, context) => tlog.warn(message, context),
       codec: options.codec,
-      onError: (err, context) => tlog.warn('tiering step failed; it will be retried', { err, ...context }),
-      ...(options.observer ? { observer: options.observer } : {}),
+      onError: (err, context) => {
+        const topic = typeof context['topic'] === 'string' ? context['topic'] : undefined;
+        const b = topic === undefined ? undefined : behind.failed(topic, err);
+        tlog.warn('tiering step failed; it will be retried (the table is behind the log; produce and fetch are unaffected)', { err, ...context, ...(b ? { behind: b.reason, behindSinceMs: b.sinceMs } : {}) });
+      },
+      observer,
       waitForTransactions: true,
       maintenance: { intervalMs: config['iceberg.maintenance.interval.ms'], orphanWindowMs: config['iceberg.orphan.files.older.than.ms'] },
     });
     if (opened.restUrl !== undefined) tlog.info('iceberg REST catalog started', { url: opened.restUrl, warehouse: opened.warehouse });
-    return new BrokerTiering(opened.plugin, opened, config, tlog, options.codec);
+    return new BrokerTiering(opened.plugin, opened, config, tlog, options.codec, behind);
   }
 
   /** The REST catalog's URL, when it runs. */
@@ -181,6 +226,8 @@ export class BrokerTiering implements RemoteLogReader {
 
   /** Partition log hook: may this local segment be deleted? Only once the table holds all of it. */
   canDeleteSegment = (tp: TopicPartition, _baseOffset: number, lastOffset: number): boolean => {
+    // A tiered topic whose table is not open yet keeps everything: nothing leaves the disk untiered.
+    if (this.unopened.has(tp.topic)) return false;
     if (!this.plugin.isTiered(tp.topic)) return true;
     return this.plugin.metadata.highestCommittedOffset(tp) >= lastOffset;
   };
@@ -201,6 +248,8 @@ export class BrokerTiering implements RemoteLogReader {
   /** Configures every topic and re-queues closed segments the tables do not hold yet. */
   async attach(logs: LogManager, topics: readonly TopicRecord[]): Promise<void> {
     this.logs = logs;
+    // A table that cannot be opened (catalog down) must not keep the broker from serving Kafka: topicChanged
+    // leaves it to be retried in the background.
     for (const t of topics) await this.topicChanged(t.name, t);
     this.retentionTimer = setInterval(() => {
       this.enforceRetention().catch((err: unknown) => this.log.error('table retention failed', { err }));
@@ -233,13 +282,28 @@ export class BrokerTiering implements RemoteLogReader {
     if (record === undefined) {
       // Kafka deletes a deleted topic's data: its table goes too, files and all, unless the table is to be kept.
       this.stopRolling(name);
+      clearTimeout(this.unopened.get(name)?.timer);
+      this.unopened.delete(name);
+      this.behind.recovered(name);
       const drop = this.config['iceberg.delete.on.topic.delete'];
       await this.plugin.removeTopic(name, { dropTable: drop });
       this.log.info(drop ? 'dropped the table of a deleted topic' : 'kept the table of a deleted topic (iceberg.delete.on.topic.delete=false)', { topic: name });
       return;
     }
     const cfg = topicTieringConfig(record.configs, this.config, name);
-    await this.plugin.configureTopic(name, cfg);
+    const waiting = this.unopened.get(name);
+    if (waiting?.timer) clearTimeout(waiting.timer);
+    try {
+      await this.plugin.configureTopic(name, cfg);
+    } catch (err) {
+      if (!cfg.enabled || this.stopped) throw err;
+      this.openLater(name, record, err);
+      return;
+    }
+    if (this.unopened.delete(name)) {
+      this.behind.recovered(name);
+      this.log.info('opened the table of a topic; its closed segments are tiered now', { topic: name });
+    }
     if (!cfg.enabled) {
       this.stopRolling(name);
       return;
@@ -254,6 +318,27 @@ export class BrokerTiering implements RemoteLogReader {
         if (!s.active && s.lastOffset > committed) this.onSegmentClosed({ ...s, topic: name, partition: p });
       }
     }
+  }
+
+  /**
+   * The topic's table could not be opened: its log keeps every segment (canDeleteSegment), segments still
+   * roll on the commit interval, and the open is tried again with capped exponential backoff (1 s .. 60 s).
+   */
+  private openLater(name: string, record: TopicRecord, err: unknown): void {
+    const failures = (this.unopened.get(name)?.failures ?? 0) + 1;
+    const delay = Math.min(60_000, 1000 * 2 ** Math.min(failures - 1, 6));
+    const b = this.behind.failed(name, err);
+    this.log.warn('cannot open the table of a tiered topic; its segments stay on local disk and the table is opened again later (produce and fetch are unaffected)', { err, topic: name, behind: b.reason, behindSinceMs: b.sinceMs, attempt: failures, retryInMs: delay });
+    const cfg = topicTieringConfig(record.configs, this.config, name);
+    this.startRolling(name, cfg.commitIntervalMs);
+    const timer = setTimeout(() => {
+      const entry = this.unopened.get(name);
+      if (entry) entry.timer = undefined;
+      if (this.stopped) return;
+      this.topicChanged(name, record).catch((e: unknown) => this.log.error('tiering could not follow a topic change', { err: e, topic: name }));
+    }, delay);
+    timer.unref();
+    this.unopened.set(name, { failures, timer });
   }
 
   /**
@@ -403,6 +488,8 @@ export class BrokerTiering implements RemoteLogReader {
 
   /** Stops timers, the REST server and the plugin (which commits what it copied). */
   async stop(): Promise<void> {
+    this.stopped = true;
+    for (const u of this.unopened.values()) clearTimeout(u.timer);
     for (const t of this.rollTimers.values()) clearInterval(t.timer);
     this.rollTimers.clear();
     clearInterval(this.retentionTimer);

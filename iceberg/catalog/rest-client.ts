@@ -6,6 +6,7 @@
  * `CatalogError` codes; a 409 CommitFailedException becomes `CommitConflictError`, so `commitWithRetry`
  * reloads and retries exactly as with the built-in catalog.
  */
+import { ClientCredentials } from './oauth2.js';
 import { parseJson, stringifyJson, isJsonObject, type JsonValue } from '../json.js';
 import { CommitConflictError, type TableRequirement, type TableUpdate } from '../table-metadata-builder.js';
 import {
@@ -34,6 +35,11 @@ export interface RestCatalogClientOptions {
   readonly uri: string;
   /** Bearer token sent with every request. */
   readonly token?: string;
+  /**
+   * OAuth2 client credentials (instead of `token`): a token is fetched from `oauth2ServerUri` (default
+   * `<uri>/v1/oauth/tokens`) and renewed before it expires or when the catalog answers 401 (see oauth2.ts).
+   */
+  readonly credential?: { readonly clientId: string; readonly clientSecret: string; readonly oauth2ServerUri?: string; readonly scope?: string };
   /** Warehouse to ask for in `GET /v1/config?warehouse=`. */
   readonly warehouse?: string;
   /** Path prefix; default: the one the server's config announces. */
@@ -44,6 +50,8 @@ export interface RestCatalogClientOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Replaces globalThis.fetch. */
   readonly fetch?: typeof fetch;
+  /** A request unanswered after this long fails (SERVICE_ERROR; a commit's outcome is then unknown). Default 30 s. */
+  readonly timeoutMs?: number;
 }
 
 const SEP = '\u001f';
@@ -81,12 +89,21 @@ export class RestCatalogClient implements Catalog {
   private readonly base: string;
   private readonly doFetch: typeof fetch;
   private config: Promise<Config> | undefined;
+  private readonly oauth: ClientCredentials | undefined;
 
   constructor(options: RestCatalogClientOptions) {
     this.options = options;
     this.name = options.name ?? 'rest';
     this.base = options.uri.replace(/\/+$/, '');
     this.doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const c = options.credential;
+    this.oauth = c === undefined ? undefined : new ClientCredentials({
+      tokenUri: c.oauth2ServerUri ?? `${this.base}/v1/oauth/tokens`,
+      clientId: c.clientId,
+      clientSecret: c.clientSecret,
+      ...(c.scope !== undefined ? { scope: c.scope } : {}),
+      fetch: this.doFetch,
+    });
   }
 
   /** The server's configuration (fetched once): the prefix in use and the endpoints it announced. */
@@ -124,14 +141,23 @@ export class RestCatalogClient implements Catalog {
 
   /** Sends a request; returns the parsed body (undefined for 204/HEAD) or throws the mapped error. */
   private async request(method: string, path: string, body: JsonValue | undefined, what: string, conflict?: readonly TableRequirement[]): Promise<JsonValue | undefined> {
-    const headers: Record<string, string> = { accept: 'application/json', ...(this.options.headers ?? {}) };
-    if (this.options.token) headers['authorization'] = `Bearer ${this.options.token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let res: Response;
-    try {
-      res = await this.doFetch(`${this.base}${path}`, { method, headers, ...(body !== undefined ? { body: stringifyJson(body) } : {}) });
-    } catch (err) {
-      throw new CatalogError('SERVICE_ERROR', `REST catalog ${this.base} unreachable for ${what}: ${err instanceof Error ? err.message : String(err)}; check the URI and that the catalog is up`, { cause: err });
+    const send = async (): Promise<Response> => {
+      const headers: Record<string, string> = { accept: 'application/json', ...(this.options.headers ?? {}) };
+      const token = this.oauth !== undefined ? await this.oauth.accessToken() : this.options.token;
+      if (token) headers['authorization'] = `Bearer ${token}`;
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      try {
+        return await this.doFetch(`${this.base}${path}`, { method, headers, signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000), ...(body !== undefined ? { body: stringifyJson(body) } : {}) });
+      } catch (err) {
+        throw new CatalogError('SERVICE_ERROR', `REST catalog ${this.base} unreachable for ${what}: ${err instanceof Error ? err.message : String(err)}; check the URI and that the catalog is up`, { cause: err });
+      }
+    };
+    let res = await send();
+    if (res.status === 401 && this.oauth !== undefined) {
+      // The token expired or was revoked early: one more try with a fresh one.
+      await res.body?.cancel();
+      this.oauth.invalidate();
+      res = await send();
     }
     const text = method === 'HEAD' ? '' : await res.text();
     if (res.ok) return text === '' ? undefined : parseJson(text);

@@ -141,6 +141,8 @@ export interface TopicTieringConfig {
   readonly enabled: boolean;
   /** `iceberg.namespace`, one level per element (default ['kafka']). */
   readonly namespace: readonly string[];
+  /** `iceberg.table.name`: the table's name in the namespace; absent: the topic's name. */
+  readonly tableName?: string | undefined;
   /** `iceberg.commit.interval.ms`: at most one table snapshot per interval per topic, and the freshness bound. */
   readonly commitIntervalMs: number;
   /** `retention.ms`: total retention (remote included); Infinity keeps data forever. */
@@ -342,7 +344,9 @@ export type TieringErrorCode =
   | 'NOT_FOUND'
   | 'WOULD_LOSE_KAFKA_DATA'
   /** Tiering waits for the broker's transaction state (not attached yet). */
-  | 'NOT_STABLE';
+  | 'NOT_STABLE'
+  /** The topic's table exists but was not made by Floe for this topic: it is never taken over. */
+  | 'FOREIGN_TABLE';
 
 /** Errors of the tiering plugin: `code` is stable, the message says what to do. */
 export class TieringError extends Error {

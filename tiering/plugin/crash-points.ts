@@ -9,7 +9,9 @@
  *                   not started
  *   mid-commit      inside the table commit: the catalog has written the new table metadata file, the
  *                   catalog pointer has not been swapped to it yet (reached through `crashInsideCommit`,
- *                   which wraps the catalog's FileIO)
+ *                   which wraps the catalog's FileIO). With an external REST catalog: the catalog has
+ *                   answered the commit request, Floe has not read the answer (`crashAfterCatalogCommit`,
+ *                   which wraps the client's fetch): the commit landed, and Floe does not know it
  *   after-commit    the commit landed; local segments are not deleted yet (the local hand-off comes later,
  *                   on the retention schedule, so this is also "after commit, before local delete")
  *
@@ -66,4 +68,21 @@ export function crashInsideCommit(io: FileIO): FileIO {
       return typeof v === 'function' ? (v as (...args: unknown[]) => unknown).bind(t) : v;
     },
   });
+}
+
+/** A REST commit: POST .../namespaces/{ns}/tables/{table} (a create is POST .../namespaces/{ns}/tables). */
+const REST_COMMIT = /\/namespaces\/[^/]+\/tables\/[^/?]+$/;
+
+/**
+ * The REST catalog client's fetch, reaching the 'mid-commit' crash point once a commit request has been
+ * answered, before the client reads the answer. Returns `doFetch` itself unless that point is the target.
+ */
+export function crashAfterCatalogCommit(doFetch: typeof fetch): typeof fetch {
+  if (target !== 'mid-commit') return doFetch;
+  return async (input, init) => {
+    const res = await doFetch(input, init);
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (init?.method === 'POST' && REST_COMMIT.test(new URL(url).pathname) && res.ok) crashPoint('mid-commit');
+    return res;
+  };
 }

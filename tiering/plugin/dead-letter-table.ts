@@ -90,13 +90,14 @@ export class DeadLetterTable {
     private readonly io: FileIO,
   ) {}
 
-  static identifier(namespace: readonly string[], topic: string): TableIdentifier {
-    return { namespace, name: `${topic}${DEAD_LETTER_SUFFIX}` };
+  /** `<table>~dlq` beside the topic's table (`table` is the topic's name unless iceberg.table.name says otherwise). */
+  static identifier(namespace: readonly string[], table: string): TableIdentifier {
+    return { namespace, name: `${table}${DEAD_LETTER_SUFFIX}` };
   }
 
   /** Drops (and purges) the topic's dead-letter table when there is one made by Floe for this topic. */
-  static async drop(catalog: Catalog, namespace: readonly string[], topic: string): Promise<boolean> {
-    const id = DeadLetterTable.identifier(namespace, topic);
+  static async drop(catalog: Catalog, namespace: readonly string[], topic: string, tableName = topic): Promise<boolean> {
+    const id = DeadLetterTable.identifier(namespace, tableName);
     if (!(await catalog.tableExists(id))) return false;
     const props = (await catalog.loadTable(id)).metadata.properties;
     if (props[DEAD_LETTER_TOPIC_PROPERTY] !== topic) return false;
@@ -105,9 +106,9 @@ export class DeadLetterTable {
   }
 
   /** Loads the topic's dead-letter table, creating it on first use. */
-  static async open(options: { catalog: Catalog; io: FileIO; namespace: readonly string[]; topic: string }): Promise<DeadLetterTable> {
+  static async open(options: { catalog: Catalog; io: FileIO; namespace: readonly string[]; topic: string; tableName?: string }): Promise<DeadLetterTable> {
     const { catalog, io, namespace, topic } = options;
-    const id = DeadLetterTable.identifier(namespace, topic);
+    const id = DeadLetterTable.identifier(namespace, options.tableName ?? topic);
     if (!(await catalog.tableExists(id))) {
       await catalog
         .createTable(id, {

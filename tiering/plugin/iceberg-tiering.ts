@@ -200,14 +200,14 @@ export class IcebergTieringPlugin implements TieringPlugin {
   async configureTopic(topic: string, config: TopicTieringConfig): Promise<void> {
     if (this.closed) throw new TieringError('CLOSED', 'the tiering plugin is closed');
     const entry = this.topics.get(topic);
-    const sameTable = entry?.table !== undefined && entry.config.namespace.join('\u0000') === config.namespace.join('\u0000');
+    const sameTable = entry?.table !== undefined && entry.config.namespace.join('\u0000') === config.namespace.join('\u0000') && entry.config.tableName === config.tableName;
     if (!config.enabled) {
       this.topics.set(topic, { config, table: undefined });
       this.scheduler.forgetTopic(topic);
       this.compactor.forgetTopic(topic);
       return;
     }
-    const table = (sameTable ? entry.table : undefined) ?? await IcebergTopic.open({ catalog: this.options.catalog, io: this.options.io, codec: this.options.codec, topic, namespace: config.namespace, leases: this.leases });
+    const table = (sameTable ? entry.table : undefined) ?? await IcebergTopic.open({ catalog: this.options.catalog, io: this.options.io, codec: this.options.codec, topic, namespace: config.namespace, tableName: config.tableName, leases: this.leases });
     this.topics.set(topic, { config, table });
     table.configureTyping(config.typed, () => this.registry, this.options.catalog, { observer: this.options.observer, onWarn: this.options.onWarn });
     table.onCommitted = (partitions) => {
@@ -308,7 +308,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
     this.compactor.forgetTopic(topic);
     await entry?.table?.retire();
     if (entry?.table !== undefined) this.stats.forget(entry.table.tableLocation);
-    if (options.dropTable) await IcebergTopic.drop({ catalog: this.options.catalog, topic, namespace: entry?.config.namespace ?? ['kafka'], table: entry?.table });
+    if (options.dropTable) await IcebergTopic.drop({ catalog: this.options.catalog, topic, namespace: entry?.config.namespace ?? ['kafka'], tableName: entry?.config.tableName, table: entry?.table });
   }
 
   async deleteRecordsBefore(tp: TopicPartitionId, offset: number): Promise<number | undefined> {

@@ -80,6 +80,21 @@ export const TOPIC_PROPERTY = 'floe.kafka.topic';
 
 const EMPTY = Buffer.alloc(0);
 
+/**
+ * A table Floe did not create for this topic is never taken over: no `floe.owner=floe-tiering` property
+ * (someone else's table of that name), or made by Floe for another topic. Throws FOREIGN_TABLE.
+ */
+function checkOwnership(topic: string, id: TableIdentifier, props: Readonly<Record<string, string>>, catalog: string): void {
+  const name = `${id.namespace.join('.')}.${id.name}`;
+  if (props[FLOE_OWNER_PROPERTY] !== FLOE_OWNER) {
+    throw new TieringError('FOREIGN_TABLE', `table ${name} in catalog ${catalog} exists but was not created by Floe (no ${FLOE_OWNER_PROPERTY}=${FLOE_OWNER} property): Floe never takes over a table, so topic ${topic} is not tiered; give the topic another table with the topic config iceberg.table.name (or iceberg.namespace), or rename or drop that table`);
+  }
+  const owner = props[TOPIC_PROPERTY];
+  if (owner !== undefined && owner !== topic) {
+    throw new TieringError('FOREIGN_TABLE', `table ${name} in catalog ${catalog} belongs to topic ${owner} (${TOPIC_PROPERTY}), not to ${topic}: topic ${topic} is not tiered; give it another table with the topic config iceberg.table.name`);
+  }
+}
+
 
 export class IcebergTopic {
   private manifests = new Map<number, PartitionManifest>();
@@ -152,9 +167,9 @@ export class IcebergTopic {
   }
 
   /** Loads the topic's table (creating the namespace and table if missing) and its committed history. */
-  static async open(options: { catalog: Catalog; io: FileIO; codec: SegmentCodec; topic: string; namespace: readonly string[]; leases?: FileLeases }): Promise<IcebergTopic> {
+  static async open(options: { catalog: Catalog; io: FileIO; codec: SegmentCodec; topic: string; namespace: readonly string[]; tableName?: string | undefined; leases?: FileLeases }): Promise<IcebergTopic> {
     const { catalog, io, codec, topic, namespace } = options;
-    const id: TableIdentifier = { namespace, name: topic };
+    const id: TableIdentifier = { namespace, name: options.tableName ?? topic };
     if (!(await catalog.namespaceExists(namespace))) {
       await catalog.createNamespace(namespace).catch((err: unknown) => {
         if (!(err instanceof CatalogError && err.code === 'ALREADY_EXISTS')) throw err;
@@ -173,7 +188,9 @@ export class IcebergTopic {
           if (!(err instanceof CatalogError && err.code === 'ALREADY_EXISTS')) throw err;
         });
     }
-    const t = new IcebergTopic(topic, id, await Table.load(catalog, id, io), io, codec, options.leases ?? new FileLeases());
+    const table = await Table.load(catalog, id, io);
+    checkOwnership(topic, id, table.metadata.properties, catalog.name);
+    const t = new IcebergTopic(topic, id, table, io, codec, options.leases ?? new FileLeases());
     t.manifests = await loadManifests(io, t.table.metadata);
     return t;
   }
@@ -732,16 +749,16 @@ export class IcebergTopic {
    * (owned by Floe's tiering and naming this topic). Waits for the table's running operations (compaction
    * included) first.
    */
-  static async drop(options: { catalog: Catalog; topic: string; namespace: readonly string[]; table?: IcebergTopic | undefined }): Promise<boolean> {
+  static async drop(options: { catalog: Catalog; topic: string; namespace: readonly string[]; tableName?: string | undefined; table?: IcebergTopic | undefined }): Promise<boolean> {
     const { catalog, topic, namespace, table } = options;
-    const id: TableIdentifier = { namespace, name: topic };
+    const id: TableIdentifier = { namespace, name: options.tableName ?? topic };
     await table?.retire();
     if (!(await catalog.tableExists(id))) return false;
     const props = (await catalog.loadTable(id)).metadata.properties;
     if (props[FLOE_OWNER_PROPERTY] !== FLOE_OWNER || props[TOPIC_PROPERTY] !== topic) return false;
     await catalog.dropTable(id, { purge: true });
     // Its dead letters are copies of its records: they go with it.
-    await DeadLetterTable.drop(catalog, namespace, topic);
+    await DeadLetterTable.drop(catalog, namespace, topic, id.name);
     return true;
   }
 

@@ -1,16 +1,23 @@
 /**
  * Builds the Iceberg-topic tiering stack from plain settings: the warehouse's FileIO (a folder or s3://), the
- * built-in warehouse catalog, the plugin, and the Iceberg REST catalog server over that catalog. The broker
- * hands in configuration and gets back the plugin and one `close()`; it never sees a catalog or a FileIO.
+ * catalog (the built-in warehouse catalog, or a client of an external Iceberg REST catalog wrapped so that the
+ * Kafka path never depends on it: last-known-catalog.ts), the plugin, and the Iceberg REST catalog server
+ * over that catalog (in front of the external one, when there is one). The broker hands in configuration
+ * and gets back the plugin and one `close()`; it never sees a catalog or a FileIO.
  */
 import { mkdir } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Catalog, TableIdentifier } from '../../iceberg/catalog/catalog.js';
+import { parseCredential } from '../../iceberg/catalog/oauth2.js';
+import { RestCatalogClient } from '../../iceberg/catalog/rest-client.js';
 import { WarehouseCatalog } from '../../iceberg/catalog/warehouse.js';
+import type { FileIO } from '../../iceberg/io/file-io.js';
 import { createFileIO, schemeOf } from '../../iceberg/io/registry.js';
 import { RestCatalogServer } from '../../iceberg/rest/server.js';
 import type { TieringObserver, TieringPlugin } from './api.js';
-import { crashInsideCommit } from './crash-points.js';
+import { crashAfterCatalogCommit, crashInsideCommit } from './crash-points.js';
+import { LastKnownCatalog } from './last-known-catalog.js';
 import { isMaintenanceProperty } from './table-maintenance.js';
 import { IcebergTieringPlugin, type PluginCompactionOptions } from './iceberg-tiering.js';
 import type { SegmentCodec } from './segment-codec.js';
@@ -26,6 +33,8 @@ export interface IcebergTieringSettings {
     readonly accessKeyId: string;
     readonly secretAccessKey: string;
   };
+  /** Where tables are registered: the built-in catalog (default) or an external REST catalog. */
+  readonly catalog?: ExternalCatalogSettings | { readonly type: 'builtin' };
   /** The REST catalog server; port -1 runs none, 0 picks a free port. Token '' means no authentication. */
   readonly rest: { readonly port: number; readonly host: string; readonly token: string };
   readonly maxConcurrentCopies: number;
@@ -43,6 +52,39 @@ export interface IcebergTieringSettings {
   readonly maintenance?: { readonly intervalMs: number; readonly orphanWindowMs: number };
   /** Copy no segment until the broker attaches its transaction state (plugin.attachTransactions). */
   readonly waitForTransactions?: boolean;
+}
+
+/** An external Iceberg REST catalog (the broker's iceberg.catalog.* settings; '' means not set). */
+export interface ExternalCatalogSettings {
+  readonly type: 'rest';
+  readonly uri: string;
+  readonly warehouse: string;
+  readonly prefix: string;
+  readonly token: string;
+  /** `client_id:client_secret` for OAuth2 client credentials. */
+  readonly credential: string;
+  readonly oauth2ServerUri: string;
+  readonly scope: string;
+}
+
+/** The catalog tiering commits through. */
+function openCatalog(settings: IcebergTieringSettings, io: FileIO, warehouse: string, tableConfig: Record<string, string>): Catalog {
+  const c = settings.catalog;
+  if (c === undefined || c.type === 'builtin') return new WarehouseCatalog({ io: crashInsideCommit(io), warehouse, tableConfig });
+  const credential = c.credential === '' ? undefined : parseCredential(c.credential);
+  if (c.credential !== '' && credential === undefined) throw new Error('iceberg.catalog.credential must be client_id:client_secret');
+  const client = new RestCatalogClient({
+    uri: c.uri,
+    name: c.uri,
+    ...(c.warehouse !== '' ? { warehouse: c.warehouse } : {}),
+    ...(c.prefix !== '' ? { prefix: c.prefix } : {}),
+    ...(c.token !== '' ? { token: c.token } : {}),
+    ...(credential !== undefined ? { credential: { ...credential, scope: c.scope, ...(c.oauth2ServerUri !== '' ? { oauth2ServerUri: c.oauth2ServerUri } : {}) } } : {}),
+    fetch: crashAfterCatalogCommit((input, init) => globalThis.fetch(input, init)),
+  });
+  const fallback = (id: TableIdentifier, err: unknown) =>
+    settings.onWarn?.('the external catalog is unreachable: table loaded from its last known metadata file, commits wait for the catalog', { table: `${id.namespace.join('.')}.${id.name}`, catalog: c.uri, err });
+  return new LastKnownCatalog(client, io, warehouse, fallback);
 }
 
 export interface OpenedIcebergTiering {
@@ -94,7 +136,7 @@ export async function openIcebergTiering(settings: IcebergTieringSettings): Prom
     },
   });
   const tableConfig = readerTableConfig(settings.s3);
-  const catalog = new WarehouseCatalog({ io: crashInsideCommit(io), warehouse, tableConfig });
+  const catalog = openCatalog(settings, io, warehouse, tableConfig);
   const plugin = new IcebergTieringPlugin({
     catalog,
     io,

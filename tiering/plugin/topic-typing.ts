@@ -62,7 +62,7 @@ export class TopicTyping {
   }
 
   private deadLetters(): Promise<DeadLetterTable> {
-    this.deadLetterTable ??= DeadLetterTable.open({ catalog: this.catalog!, io: this.io, namespace: this.id.namespace, topic: this.topic }).catch((err: unknown) => {
+    this.deadLetterTable ??= DeadLetterTable.open({ catalog: this.catalog!, io: this.io, namespace: this.id.namespace, topic: this.topic, tableName: this.id.name }).catch((err: unknown) => {
       this.deadLetterTable = undefined;
       throw err;
     });
