@@ -1,0 +1,191 @@
+// Floe with an external Iceberg REST catalog: Apache Iceberg's own RESTCatalogServer (Maven Central, over a
+// SQLite JdbcCatalog) with its warehouse on a real S3 server, Floe's data files in the same bucket, OAuth2
+// client credentials for the catalog. The S3 server is moto's, not s3rver: Iceberg 1.10's S3FileIO uploads
+// over http with streaming SigV4 (aws-chunked), which s3rver stores framing and all. The OAuth2 token comes
+// from the server's own /v1/oauth/tokens (Iceberg's RESTCatalogAdapter). One broker (restarted once), one
+// catalog server:
+//   - tables are created and committed through the external catalog, at the location it chose; Floe's own
+//     REST server serves the same table in front of it; pyiceberg reads through the external catalog the
+//     same rows kcat reads from Kafka (tiered: the local segments are handed off);
+//   - with the catalog stopped: produce, hot fetch and tiered fetch keep working, floe_table_behind_seconds
+//     and the log say the table is behind because the catalog is unreachable; the broker even restarts and
+//     serves tiered fetches from the last known metadata file; once the catalog is back the table catches up
+//     and is exact;
+//   - a table of the topic's name that Floe did not make is refused (log, metric), never written; the
+//     topic config iceberg.table.name then gives the topic its own table.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
+import { spawnBroker, tempDir, type BrokerProcess } from '../../helpers/broker.js';
+import { startMotoS3Server } from '../../helpers/s3-server.js';
+import { kcatRead, loadTable, waitFor } from '../../helpers/tiered-table.js';
+import { ChildRunner, assertSameRows, committedOffsets, externalCatalogFlags, pyicebergRows, waitForTable } from './external.js';
+import { startIcebergRestServer } from './iceberg-rest-server.js';
+
+const PARTITIONS = 2;
+const BUCKET = 'lake';
+
+async function stopBroker(b: BrokerProcess): Promise<void> {
+  if (b.child.exitCode !== null || b.child.signalCode !== null) return;
+  b.child.kill('SIGTERM');
+  await b.exited;
+}
+
+async function localStart(logDir: string, topic: string, partition: number): Promise<number> {
+  const names = (await readdir(join(logDir, `${topic}-${partition}`))).filter((n) => n.endsWith('.log'));
+  return Math.min(...names.map((n) => Number(n.slice(0, -4))));
+}
+
+async function metricsText(b: BrokerProcess): Promise<string> {
+  assert.ok(b.adminUrl, 'the admin port runs');
+  return (await fetch(`${b.adminUrl}/metrics`)).text();
+}
+
+test('an external Iceberg REST catalog (Apache Iceberg RESTCatalogServer, S3 warehouse): commits, outage, restart without it, foreign tables', { timeout: 300_000 }, async (t) => {
+  const root = await tempDir('floe-extcat-');
+  const s3 = await startMotoS3Server({ bucket: BUCKET });
+  assert.ok(typeof s3 !== 'string', `moto's S3 server is needed (Debian python3-moto): ${String(s3)}`);
+  const catalog = await startIcebergRestServer(s3, { dir: root, bucket: BUCKET });
+  const runner = new ChildRunner();
+  const logDir = join(root, 'log');
+  const flags = [
+    '--remote.log.storage.system.enable=true',
+    ...externalCatalogFlags(s3, catalog, BUCKET),
+    '--iceberg.rest.port=0',
+    '--iceberg.rest.host=127.0.0.1',
+    '--log.retention.check.interval.ms=200',
+  ];
+  let broker = await spawnBroker(logDir, flags);
+  let clients: { admin: Admin; producer: Producer } | undefined;
+  const connect = async () => {
+    const kafka = new Kafka({ brokers: [broker.bootstrap], clientId: 'extcat', logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    await admin.connect();
+    await producer.connect();
+    clients = { admin, producer };
+    return clients;
+  };
+  const disconnect = async () => {
+    await clients?.producer.disconnect().catch(() => undefined);
+    await clients?.admin.disconnect().catch(() => undefined);
+    clients = undefined;
+  };
+  t.after(async () => {
+    await disconnect();
+    runner.killAll();
+    await stopBroker(broker);
+    await catalog.stop();
+    await s3.stop();
+    await rm(root, { recursive: true, force: true });
+  });
+  let { admin, producer } = await connect();
+  const topicConfig = [
+    { name: 'internal.segment.bytes', value: '2048' },
+    { name: 'local.retention.bytes', value: '0' },
+    { name: 'iceberg.commit.interval.ms', value: '300' },
+  ];
+  await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: PARTITIONS, configEntries: topicConfig }] });
+  let round = 0;
+  const produce = async (topic = 'orders', count = 60) => {
+    round++;
+    for (let i = 0; i < count; i += 10) {
+      const partition = (i / 10) % PARTITIONS;
+      await producer.send({ topic, acks: -1, messages: Array.from({ length: 10 }, (_, j) => ({ partition, key: `r${round}-k${i + j}`, value: `round ${round} record ${i + j} ${'x'.repeat(80)}` })) });
+    }
+  };
+  const ends = async (topic = 'orders') => (await admin.fetchTopicOffsets(topic)).sort((a, b) => a.partition - b.partition).map((o) => Number(o.high));
+  const handedOff = async (topic = 'orders') => {
+    for (let p = 0; p < PARTITIONS; p++) await waitFor(`${topic}-${p}: local segments handed off to the table`, async () => ((await localStart(logDir, topic, p)) > 0 ? true : undefined));
+  };
+  const kafkaRows = (topic = 'orders') => Promise.all(Array.from({ length: PARTITIONS }, (_, p) => kcatRead(broker.bootstrap, topic, p, 0)));
+
+  await t.test('tables are created and committed through the external catalog, at its location; pyiceberg reads what Kafka reads', async () => {
+    await produce();
+    const end1 = await ends();
+    await waitForTable(catalog, 'orders', end1);
+    const load = await loadTable(catalog.uri, 'orders');
+    const metadata = load?.['metadata'] as { location: string; properties: Record<string, string> };
+    assert.ok(metadata.location.startsWith(`${catalog.warehouse}/`), `the catalog chose the location: ${metadata.location}`);
+    assert.equal(metadata.properties['floe.owner'], 'floe-tiering');
+    assert.equal(metadata.properties['floe.kafka.topic'], 'orders');
+    // Floe's own REST catalog runs in front of the external one: the same table, the same metadata file.
+    assert.ok(broker.restUrl);
+    assert.equal((await loadTable(broker.restUrl, 'orders'))?.['metadata-location'], load?.['metadata-location']);
+    await handedOff();
+    const kafka = await kafkaRows();
+    const rows = await pyicebergRows(runner, s3, catalog, 'orders');
+    for (let p = 0; p < PARTITIONS; p++) {
+      assert.equal(kafka[p]?.length, end1[p], `kcat reads partition ${p} from offset 0, from the table's Parquet files`);
+      assertSameRows(rows, p, kafka[p] ?? []);
+    }
+  });
+
+  await t.test('catalog stopped: produce, hot and tiered fetch keep working; metric and log say the table is behind and why', async () => {
+    const before = await ends();
+    await catalog.stop();
+    await produce();
+    const end2 = await ends();
+    assert.ok(end2.every((e, p) => e > (before[p] ?? 0)), 'produce goes on');
+    const hot = await Promise.all(Array.from({ length: PARTITIONS }, (_, p) => kcatRead(broker.bootstrap, 'orders', p, before[p] ?? 0)));
+    const all = await kafkaRows();
+    for (let p = 0; p < PARTITIONS; p++) {
+      assert.equal(hot[p]?.length, (end2[p] ?? 0) - (before[p] ?? 0), `partition ${p}: the new records are fetched`);
+      assert.deepEqual(all[p]?.map((r) => r.offset), Array.from({ length: end2[p] ?? 0 }, (_, i) => i), `partition ${p}: every offset from 0 (tiered, then local)`);
+    }
+    await waitFor('floe_table_behind_seconds to name the unreachable catalog', async () => (/floe_table_behind_seconds\{topic="orders",reason="catalog_unreachable"\}/.test(await metricsText(broker)) ? true : undefined));
+    const line = broker.output().split('\n').find((l) => l.includes('tiering step failed') && l.includes('"behind":"catalog_unreachable"'));
+    assert.ok(line, 'a log line says the table is behind because the catalog is unreachable');
+    assert.match(line, /unreachable/);
+  });
+
+  await t.test('restarted while the catalog is down: the broker starts and serves tiered fetches from the last known metadata', async () => {
+    await disconnect();
+    await stopBroker(broker);
+    broker = await spawnBroker(logDir, flags);
+    ({ admin, producer } = await connect());
+    const end = await ends();
+    const all = await kafkaRows();
+    for (let p = 0; p < PARTITIONS; p++) assert.deepEqual(all[p]?.map((r) => r.offset), Array.from({ length: end[p] ?? 0 }, (_, i) => i), `partition ${p}: every offset from 0 after the restart`);
+    assert.match(broker.output(), /table loaded from its last known metadata file/);
+    await produce();
+  });
+
+  await t.test('catalog back: tiering resumes, the table is exact, the metric clears', async () => {
+    await catalog.start();
+    const end = await ends();
+    await waitForTable(catalog, 'orders', end);
+    await handedOff();
+    const kafka = await kafkaRows();
+    const rows = await pyicebergRows(runner, s3, catalog, 'orders');
+    for (let p = 0; p < PARTITIONS; p++) {
+      assert.equal(kafka[p]?.length, end[p]);
+      assertSameRows(rows, p, kafka[p] ?? []);
+    }
+    await waitFor('floe_table_behind_seconds to clear', async () => (/floe_table_behind_seconds\{topic="orders"/.test(await metricsText(broker)) ? undefined : true));
+  });
+
+  await t.test('a table Floe did not make is never taken over; iceberg.table.name gives the topic its own', async () => {
+    const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }] };
+    const created = await fetch(`${catalog.uri}/v1/namespaces/kafka/tables`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'legacy', schema }) });
+    assert.equal(created.status, 200, await created.text());
+    await admin.createTopics({ topics: [{ topic: 'legacy', numPartitions: PARTITIONS, configEntries: topicConfig }] });
+    await produce('legacy', 40);
+    await waitFor('the broker to refuse the foreign table', async () => (broker.output().includes('FOREIGN_TABLE') || /was not created by Floe/.test(broker.output()) ? true : undefined));
+    await waitFor('floe_table_behind_seconds to say foreign_table', async () => (/floe_table_behind_seconds\{topic="legacy",reason="foreign_table"\}/.test(await metricsText(broker)) ? true : undefined));
+    const foreign = (await loadTable(catalog.uri, 'legacy'))?.['metadata'] as { properties: Record<string, string>; 'current-snapshot-id'?: number | null; schemas: unknown[] };
+    assert.equal(foreign.properties['floe.owner'], undefined, 'the table is not marked as Floe\'s');
+    assert.ok(foreign['current-snapshot-id'] === undefined || foreign['current-snapshot-id'] === null || foreign['current-snapshot-id'] === -1, 'nothing was committed to it');
+    const end = await ends('legacy');
+    const kafka = await kafkaRows('legacy');
+    for (let p = 0; p < PARTITIONS; p++) assert.equal(kafka[p]?.length, end[p], `legacy-${p}: Kafka clients read every record (kept on local disk)`);
+    for (let p = 0; p < PARTITIONS; p++) assert.equal(await localStart(logDir, 'legacy', p), 0, `legacy-${p}: no segment left the disk untiered`);
+    await admin.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: 'legacy', configEntries: [...topicConfig, { name: 'iceberg.table.name', value: 'legacy_kafka' }] }] });
+    await waitForTable(catalog, 'legacy_kafka', end);
+    assert.deepEqual(await committedOffsets(catalog, 'legacy', PARTITIONS), [-1, -1], 'the foreign table is still untouched');
+    const rows = await pyicebergRows(runner, s3, catalog, 'legacy_kafka');
+    for (let p = 0; p < PARTITIONS; p++) assertSameRows(rows, p, kafka[p] ?? []);
+  });
+});
