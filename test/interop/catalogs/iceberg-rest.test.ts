@@ -11,17 +11,18 @@
 //     and the log say the table is behind because the catalog is unreachable; the broker even restarts and
 //     serves tiered fetches from the last known metadata file; once the catalog is back the table catches up
 //     and is exact;
+//   - the broker runs with the configuration block of the README's "External Iceberg catalogs" section;
 //   - a table of the topic's name that Floe did not make is refused (log, metric), never written; the
 //     topic config iceberg.table.name then gives the topic its own table.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir, rm } from 'node:fs/promises';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
 import { spawnBroker, tempDir, type BrokerProcess } from '../../helpers/broker.js';
 import { startMotoS3Server } from '../../helpers/s3-server.js';
 import { kcatRead, loadTable, waitFor } from '../../helpers/tiered-table.js';
-import { ChildRunner, assertSameRows, committedOffsets, externalCatalogFlags, pyicebergRows, waitForTable } from './external.js';
+import { ChildRunner, assertSameRows, committedOffsets, pyicebergRows, waitForTable } from './external.js';
 import { startIcebergRestServer } from './iceberg-rest-server.js';
 
 const PARTITIONS = 2;
@@ -50,9 +51,17 @@ test('an external Iceberg REST catalog (Apache Iceberg RESTCatalogServer, S3 war
   const catalog = await startIcebergRestServer(s3, { dir: root, bucket: BUCKET });
   const runner = new ChildRunner();
   const logDir = join(root, 'log');
+  // The broker runs with the README's configuration block, pointed at this catalog and S3 server.
+  const readme = await readFile('README.md', 'utf8');
+  const section = /\n## External Iceberg catalogs\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? '';
+  const properties = /```properties\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(properties, 'the README\'s external catalog section has a properties block');
+  assert.ok(properties.includes('http://catalog.example:8181') && properties.includes('http://s3.example:9000') && properties.includes(`s3://${BUCKET}/wh`));
+  const configFile = join(root, 'broker.properties');
+  await writeFile(configFile, properties.replace('http://catalog.example:8181', catalog.uri).replace('http://s3.example:9000', s3.endpoint));
   const flags = [
     '--remote.log.storage.system.enable=true',
-    ...externalCatalogFlags(s3, catalog, BUCKET),
+    `--config=${configFile}`,
     '--iceberg.rest.port=0',
     '--iceberg.rest.host=127.0.0.1',
     '--log.retention.check.interval.ms=200',
