@@ -49,6 +49,8 @@ interface PartitionQueue {
 interface TopicState {
   uploaded: RemoteLogSegmentMetadata[];
   lastCommitAt: number;
+  /** When the last commit attempt failed (meaningful while failures > 0). */
+  lastFailureAt: number;
   committing: boolean;
   failures: number;
   timer: NodeJS.Timeout | undefined;
@@ -159,7 +161,9 @@ export class TieringScheduler {
       }
       const t = this.topicState(q.topic);
       if (t.uploaded.length >= this.maxUncommitted) {
-        void this.commitTopic(q.topic, true);
+        // Full: commit now, unless the last commit failed and its backoff is not over (then its timer does).
+        if (t.failures > 0 && now < t.lastFailureAt + this.backoff(t.failures)) this.scheduleCommit(q.topic);
+        else void this.commitTopic(q.topic, true);
         continue;
       }
       q.busy = true;
@@ -191,7 +195,7 @@ export class TieringScheduler {
   private topicState(topic: string): TopicState {
     let t = this.topics.get(topic);
     if (t === undefined) {
-      t = { uploaded: [], lastCommitAt: 0, committing: false, failures: 0, timer: undefined };
+      t = { uploaded: [], lastCommitAt: 0, lastFailureAt: 0, committing: false, failures: 0, timer: undefined };
       this.topics.set(topic, t);
     }
     return t;
@@ -260,7 +264,10 @@ export class TieringScheduler {
     // Draining: wait for the topic's other copies so they share the commit (the last copy schedules it).
     if (this.forcing && t.uploaded.length < this.maxUncommitted && this.copiesPending(topic, from)) return;
     const interval = this.options.commitIntervalMs(topic);
-    const due = this.forcing || t.uploaded.length >= this.maxUncommitted ? 0 : t.lastCommitAt + interval + (t.failures > 0 ? this.backoff(t.failures) : 0);
+    // After a failure the backoff counts from that failure, so a long outage (a catalog down) is retried
+    // every retryMaxMs at most, not as fast as attempts fail once the last success is an interval ago.
+    const retryAt = t.failures > 0 ? t.lastFailureAt + this.backoff(t.failures) : 0;
+    const due = this.forcing || t.uploaded.length >= this.maxUncommitted ? retryAt : Math.max(t.lastCommitAt + interval, retryAt);
     const wait = Math.max(0, due - this.now());
     if (t.timer) clearTimeout(t.timer);
     t.timer = setTimeout(() => {
@@ -297,6 +304,7 @@ export class TieringScheduler {
       }
     } catch (err) {
       t.failures++;
+      t.lastFailureAt = this.now();
       this.observe((o) => o.commitFailed?.({ topic, seconds: seconds(), retry }));
       this.options.onError?.(err, { topic, segments: batch.length, attempt: t.failures });
     } finally {

@@ -54,6 +54,9 @@ export async function startIcebergRestServer(s3: S3TestServer, options: { dir: s
     CATALOG_REST_PORT: String(port),
     CATALOG_URI: `jdbc:sqlite:${join(options.dir, 'catalog.db')}`,
     CATALOG_JDBC_SCHEMA__VERSION: 'V1',
+    // One connection: SQLite takes one writer at a time, and two pooled connections committing to different
+    // tables at once leave one SQLITE_BUSY for good.
+    CATALOG_CLIENTS: '1',
     CATALOG_WAREHOUSE: warehouse,
     CATALOG_IO__IMPL: 'org.apache.iceberg.aws.s3.S3FileIO',
     CATALOG_S3_ENDPOINT: s3.endpoint,

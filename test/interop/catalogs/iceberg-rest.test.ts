@@ -8,9 +8,9 @@
 //     REST server serves the same table in front of it; pyiceberg reads through the external catalog the
 //     same rows kcat reads from Kafka (tiered: the local segments are handed off);
 //   - with the catalog stopped: produce, hot fetch and tiered fetch keep working, floe_table_behind_seconds
-//     and the log say the table is behind because the catalog is unreachable; the broker even restarts and
-//     serves tiered fetches from the last known metadata file; once the catalog is back the table catches up
-//     and is exact;
+//     and the log say the table is behind because the catalog is unreachable; a topic created meanwhile keeps
+//     its segments local; the broker even restarts and serves tiered fetches from the last known metadata
+//     file; once the catalog is back both tables catch up and are exact;
 //   - the broker runs with the configuration block of the README's "External Iceberg catalogs" section;
 //   - a table of the topic's name that Floe did not make is refused (log, metric), never written; the
 //     topic config iceberg.table.name then gives the topic its own table.
@@ -83,6 +83,7 @@ test('an external Iceberg REST catalog (Apache Iceberg RESTCatalogServer, S3 war
     clients = undefined;
   };
   t.after(async () => {
+    if (process.env['EXTCAT_DEBUG']) await writeFile(process.env['EXTCAT_DEBUG'], broker.output() + '\n=== catalog\n' + catalog.output());
     await disconnect();
     runner.killAll();
     await stopBroker(broker);
@@ -148,6 +149,16 @@ test('an external Iceberg REST catalog (Apache Iceberg RESTCatalogServer, S3 war
     const line = broker.output().split('\n').find((l) => l.includes('tiering step failed') && l.includes('"behind":"catalog_unreachable"'));
     assert.ok(line, 'a log line says the table is behind because the catalog is unreachable');
     assert.match(line, /unreachable/);
+    // A topic created during the outage has no table yet: it is served from local disk, and waits for one.
+    await admin.createTopics({ topics: [{ topic: 'late', numPartitions: PARTITIONS, configEntries: topicConfig }] });
+    await produce('late', 40);
+    await waitFor('a log line to say the new topic\'s table cannot be opened yet', async () => (broker.output().includes('cannot open the table of a tiered topic') ? true : undefined));
+    const late = await kafkaRows('late');
+    const lateEnds = await ends('late');
+    for (let p = 0; p < PARTITIONS; p++) {
+      assert.equal(late[p]?.length, lateEnds[p], `late-${p}: every record is fetched`);
+      assert.equal(await localStart(logDir, 'late', p), 0, `late-${p}: no segment left the disk untiered`);
+    }
   });
 
   await t.test('restarted while the catalog is down: the broker starts and serves tiered fetches from the last known metadata', async () => {
@@ -174,6 +185,12 @@ test('an external Iceberg REST catalog (Apache Iceberg RESTCatalogServer, S3 war
       assertSameRows(rows, p, kafka[p] ?? []);
     }
     await waitFor('floe_table_behind_seconds to clear', async () => (/floe_table_behind_seconds\{topic="orders"/.test(await metricsText(broker)) ? undefined : true));
+    // The topic created during the outage gets its table once the catalog is back (its open is retried).
+    const lateEnds = await ends('late');
+    await waitForTable(catalog, 'late', lateEnds);
+    const lateRows = await pyicebergRows(runner, s3, catalog, 'late');
+    const late = await kafkaRows('late');
+    for (let p = 0; p < PARTITIONS; p++) assertSameRows(lateRows, p, late[p] ?? []);
   });
 
   await t.test('a table Floe did not make is never taken over; iceberg.table.name gives the topic its own', async () => {
