@@ -2,7 +2,8 @@
 // SQLite JdbcCatalog) with its warehouse on a real S3 server, Floe's data files in the same bucket, OAuth2
 // client credentials for the catalog. The S3 server is moto's, not s3rver: Iceberg 1.10's S3FileIO uploads
 // over http with streaming SigV4 (aws-chunked), which s3rver stores framing and all. The OAuth2 token comes
-// from the server's own /v1/oauth/tokens (Iceberg's RESTCatalogAdapter). One broker (restarted once), one
+// from the server's own /v1/oauth/tokens (Iceberg's RESTCatalogAdapter), and is renewed before it expires.
+// One broker (restarted once), one
 // catalog server:
 //   - tables are created and committed through the external catalog, at the location it chose; Floe's own
 //     REST server serves the same table in front of it; pyiceberg reads through the external catalog the
@@ -24,6 +25,9 @@ import { startMotoS3Server } from '../../helpers/s3-server.js';
 import { kcatRead, loadTable, waitFor } from '../../helpers/tiered-table.js';
 import { ChildRunner, assertSameRows, committedOffsets, pyicebergRows, waitForTable } from './external.js';
 import { startIcebergRestServer } from './iceberg-rest-server.js';
+import { CatalogError } from '../../../iceberg/catalog/catalog.js';
+import { ClientCredentials } from '../../../iceberg/catalog/oauth2.js';
+import { RestCatalogClient } from '../../../iceberg/catalog/rest-client.js';
 
 const PARTITIONS = 2;
 const BUCKET = 'lake';
@@ -111,6 +115,30 @@ test('an external Iceberg REST catalog (Apache Iceberg RESTCatalogServer, S3 war
     for (let p = 0; p < PARTITIONS; p++) await waitFor(`${topic}-${p}: local segments handed off to the table`, async () => ((await localStart(logDir, topic, p)) > 0 ? true : undefined));
   };
   const kafkaRows = (topic = 'orders') => Promise.all(Array.from({ length: PARTITIONS }, (_, p) => kcatRead(broker.bootstrap, topic, p, 0)));
+
+  await t.test('OAuth2 client credentials at the catalog\'s token endpoint: cached, renewed before expiry and after a refusal', async () => {
+    let calls = 0;
+    let now = 0;
+    const counting: typeof fetch = (input, init) => {
+      calls++;
+      return fetch(input, init);
+    };
+    const credentials = new ClientCredentials({ tokenUri: `${catalog.uri}/v1/oauth/tokens`, clientId: 'floe', clientSecret: 'floe-secret', fetch: counting, now: () => now });
+    const token = await credentials.accessToken();
+    assert.ok(token.length > 0, 'a token');
+    assert.equal(await credentials.accessToken(), token);
+    assert.equal(calls, 1, 'kept until it is about to expire');
+    now += 48 * 3_600_000;
+    await credentials.accessToken();
+    assert.equal(calls, 2, 'renewed once it is about to expire');
+    credentials.invalidate();
+    await credentials.accessToken();
+    assert.equal(calls, 3, 'renewed after the catalog refused it');
+    const client = new RestCatalogClient({ uri: catalog.uri, credential: { clientId: 'floe', clientSecret: 'floe-secret' } });
+    assert.ok(Array.isArray(await client.listNamespaces()));
+    const wrong = new ClientCredentials({ tokenUri: `${catalog.uri}/v1/no-such-endpoint`, clientId: 'floe', clientSecret: 'floe-secret' });
+    await assert.rejects(wrong.accessToken(), (e: unknown) => e instanceof CatalogError && /refused the client credentials of floe/.test(e.message) && /iceberg\.catalog\.credential/.test(e.message) && !e.message.includes('floe-secret'));
+  });
 
   await t.test('tables are created and committed through the external catalog, at its location; pyiceberg reads what Kafka reads', async () => {
     await produce();
