@@ -11,7 +11,8 @@
 //   - with the catalog stopped: produce, hot fetch and tiered fetch keep working, floe_table_behind_seconds
 //     and the log say the table is behind because the catalog is unreachable; a topic created meanwhile keeps
 //     its segments local; the broker even restarts and serves tiered fetches from the last known metadata
-//     file; once the catalog is back both tables catch up and are exact;
+//     file; once the catalog is back both tables catch up and are exact (pyiceberg, and Spark through the
+//     external catalog, read what Kafka reads);
 //   - the broker runs with the configuration block of the README's "External Iceberg catalogs" section;
 //   - a table of the topic's name that Floe did not make is refused (log, metric), never written; the
 //     topic config iceberg.table.name then gives the topic its own table.
@@ -28,6 +29,8 @@ import { startIcebergRestServer } from './iceberg-rest-server.js';
 import { CatalogError } from '../../../iceberg/catalog/catalog.js';
 import { ClientCredentials } from '../../../iceberg/catalog/oauth2.js';
 import { RestCatalogClient } from '../../../iceberg/catalog/rest-client.js';
+import { SparkSql } from '../engines/spark.js';
+import { packageJars, readSparkReadme, sessionConf } from '../engines/readme-spark.js';
 
 const PARTITIONS = 2;
 const BUCKET = 'lake';
@@ -48,12 +51,15 @@ async function metricsText(b: BrokerProcess): Promise<string> {
   return (await fetch(`${b.adminUrl}/metrics`)).text();
 }
 
-test('an external Iceberg REST catalog (Apache Iceberg RESTCatalogServer, S3 warehouse): commits, outage, restart without it, foreign tables', { timeout: 300_000 }, async (t) => {
+test('an external Iceberg REST catalog (Apache Iceberg RESTCatalogServer, S3 warehouse): commits, outage, restart without it, foreign tables', { timeout: 420_000 }, async (t) => {
   const root = await tempDir('floe-extcat-');
   const s3 = await startMotoS3Server({ bucket: BUCKET });
   assert.ok(typeof s3 !== 'string', `moto's S3 server is needed (Debian python3-moto): ${String(s3)}`);
   const catalog = await startIcebergRestServer(s3, { dir: root, bucket: BUCKET });
   const runner = new ChildRunner();
+  // Spark's JVM starts while the broker works (it reads the table once, at the end).
+  const starting = SparkSql.start({ ...sessionConf(readSparkReadme()), 'spark.jars': packageJars(readSparkReadme()).join(',') });
+  starting.catch(() => undefined);
   const logDir = join(root, 'log');
   // The broker runs with the README's configuration block, pointed at this catalog and S3 server.
   const readme = await readFile('README.md', 'utf8');
@@ -89,6 +95,7 @@ test('an external Iceberg REST catalog (Apache Iceberg RESTCatalogServer, S3 war
   t.after(async () => {
     if (process.env['EXTCAT_DEBUG']) await writeFile(process.env['EXTCAT_DEBUG'], broker.output() + '\n=== catalog\n' + catalog.output());
     await disconnect();
+    await (await starting.catch(() => undefined))?.close();
     runner.killAll();
     await stopBroker(broker);
     await catalog.stop();
@@ -201,7 +208,7 @@ test('an external Iceberg REST catalog (Apache Iceberg RESTCatalogServer, S3 war
     await produce();
   });
 
-  await t.test('catalog back: tiering resumes, the table is exact, the metric clears', async () => {
+  await t.test('catalog back: tiering resumes, the table is exact (pyiceberg and Spark), the metric clears', async () => {
     await catalog.start();
     const end = await ends();
     await waitForTable(catalog, 'orders', end);
@@ -212,6 +219,23 @@ test('an external Iceberg REST catalog (Apache Iceberg RESTCatalogServer, S3 war
       assert.equal(kafka[p]?.length, end[p]);
       assertSameRows(rows, p, kafka[p] ?? []);
     }
+    // Spark (Iceberg's Spark runtime) reads the table through the external catalog: the same rows as Kafka.
+    const spark = await starting;
+    await spark.setConf({
+      'spark.sql.catalog.ext': 'org.apache.iceberg.spark.SparkCatalog',
+      'spark.sql.catalog.ext.type': 'rest',
+      'spark.sql.catalog.ext.uri': catalog.uri,
+      'spark.sql.catalog.ext.io-impl': 'org.apache.iceberg.aws.s3.S3FileIO',
+      'spark.sql.catalog.ext.s3.endpoint': s3.endpoint,
+      'spark.sql.catalog.ext.s3.path-style-access': 'true',
+      'spark.sql.catalog.ext.client.region': s3.region,
+      'spark.sql.catalog.ext.s3.access-key-id': s3.credentials.accessKeyId,
+      'spark.sql.catalog.ext.s3.secret-access-key': s3.credentials.secretAccessKey,
+    });
+    const sparkRows = (await spark.sql('SELECT kafka.partition, kafka.offset, kafka.key, value FROM ext.kafka.orders ORDER BY kafka.partition, kafka.offset')).rows;
+    const text = (v: unknown) => (Buffer.isBuffer(v) ? v.toString() : '');
+    const asRows = sparkRows.map(([p, o, k, v]) => ({ partition: Number(p), offset: Number(o), key: text(k), value: text(v) }));
+    for (let p = 0; p < PARTITIONS; p++) assertSameRows(asRows, p, kafka[p] ?? []);
     await waitFor('floe_table_behind_seconds to clear', async () => (/floe_table_behind_seconds\{topic="orders"/.test(await metricsText(broker)) ? undefined : true));
     // The topic created during the outage gets its table once the catalog is back (its open is retried).
     const lateEnds = await ends('late');
