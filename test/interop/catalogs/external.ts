@@ -9,14 +9,14 @@ import { fileURLToPath } from 'node:url';
 import { parseJson } from '../../../iceberg/json.js';
 import { venvPython } from '../../helpers/peers.js';
 import type { S3TestServer } from '../../helpers/s3-server.js';
-import { latestProperty, loadTable, waitFor } from '../../helpers/tiered-table.js';
+import { latestProperty, waitFor } from '../../helpers/tiered-table.js';
 import { ChildRunner } from '../clients/process.js';
-import type { IcebergRestServer } from './iceberg-rest-server.js';
+import type { ExternalCatalogServer } from './iceberg-rest-server.js';
 
 const DRIVER = fileURLToPath(new URL('../engines/pyiceberg_driver.py', import.meta.url));
 
 /** Broker flags: data files in `s3://<bucket>/wh`, tables registered in `catalog` (OAuth2 client credentials). */
-export function externalCatalogFlags(s3: S3TestServer, catalog: IcebergRestServer, bucket: string): string[] {
+export function externalCatalogFlags(s3: S3TestServer, catalog: ExternalCatalogServer, bucket: string): string[] {
   return [
     `--iceberg.warehouse=s3://${bucket}/wh`,
     `--iceberg.s3.endpoint=${s3.endpoint}`,
@@ -30,15 +30,23 @@ export function externalCatalogFlags(s3: S3TestServer, catalog: IcebergRestServe
   ];
 }
 
+/** The table's LoadTableResult from the external catalog itself, undefined when it has no such table. */
+export async function loadExternal(catalog: ExternalCatalogServer, table: string, namespace = 'kafka'): Promise<Record<string, unknown> | undefined> {
+  const res = await fetch(`${catalog.tablesBase}/namespaces/${encodeURIComponent(namespace)}/tables/${encodeURIComponent(table)}`);
+  if (res.status === 404) return undefined;
+  if (!res.ok) throw new Error(`load table ${namespace}.${table} from ${catalog.uri}: HTTP ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
 /** The committed offset of each partition in the table's latest snapshot, as the external catalog has it. */
-export async function committedOffsets(catalog: IcebergRestServer, table: string, partitions: number, namespace = 'kafka'): Promise<number[] | undefined> {
-  const load = await loadTable(catalog.uri, table, namespace);
+export async function committedOffsets(catalog: ExternalCatalogServer, table: string, partitions: number, namespace = 'kafka'): Promise<number[] | undefined> {
+  const load = await loadExternal(catalog, table, namespace);
   if (load === undefined) return undefined;
   return Array.from({ length: partitions }, (_, p) => Number(latestProperty(load, `floe.kafka.committed-offset.${p}`) ?? -1));
 }
 
 /** Waits until the external catalog's table holds every partition up to `ends` (exclusive log ends). */
-export async function waitForTable(catalog: IcebergRestServer, table: string, ends: readonly number[], deadlineMs = 90_000): Promise<void> {
+export async function waitForTable(catalog: ExternalCatalogServer, table: string, ends: readonly number[], deadlineMs = 90_000): Promise<void> {
   await waitFor(`table ${table} in the external catalog to hold offsets up to ${JSON.stringify(ends)}`, async () => {
     const c = await committedOffsets(catalog, table, ends.length);
     return c !== undefined && c.every((o, p) => o === (ends[p] ?? 0) - 1) ? true : undefined;
@@ -53,7 +61,7 @@ export interface PyRow {
 }
 
 /** Every row of `kafka.<table>` as pyiceberg reads it through the external catalog (S3 settings given to it). */
-export async function pyicebergRows(runner: ChildRunner, s3: S3TestServer, catalog: IcebergRestServer, table: string): Promise<PyRow[]> {
+export async function pyicebergRows(runner: ChildRunner, s3: S3TestServer, catalog: ExternalCatalogServer, table: string): Promise<PyRow[]> {
   const props = {
     type: 'rest',
     uri: catalog.uri,

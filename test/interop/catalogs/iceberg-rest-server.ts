@@ -19,9 +19,12 @@ import type { S3TestServer } from '../../helpers/s3-server.js';
 
 const PEERS = process.env['FLOE_PEERS'] ?? join(homedir(), '.cache', 'floe-peers');
 
-export interface IcebergRestServer {
-  /** `http://127.0.0.1:<port>` (the same across restarts). */
+/** An external Iceberg REST catalog server run by a test. */
+export interface ExternalCatalogServer {
+  /** The catalog's base URI, for iceberg.catalog.uri (the same across restarts). */
   readonly uri: string;
+  /** `<uri>/v1` plus the catalog's prefix: `<tablesBase>/namespaces/...` are its namespace and table endpoints. */
+  readonly tablesBase: string;
   /** The catalog's warehouse, `s3://<bucket>/<prefix>`. */
   readonly warehouse: string;
   /** Starts it again on the same port and database (after stop). */
@@ -42,7 +45,7 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts the server over `s3` (bucket `bucket`, which must exist) with its SQLite database in `dir`. */
-export async function startIcebergRestServer(s3: S3TestServer, options: { dir: string; bucket: string; prefix?: string }): Promise<IcebergRestServer> {
+export async function startIcebergRestServer(s3: S3TestServer, options: { dir: string; bucket: string; prefix?: string }): Promise<ExternalCatalogServer> {
   const classpath = (await readFile(join(PEERS, 'iceberg-rest', 'classpath'), 'utf8').catch(() => {
     throw new Error(`no ${join(PEERS, 'iceberg-rest', 'classpath')}: run bash scripts/install-peers.sh (scripts/peers/50-iceberg-rest.sh) first`);
   })).trim();
@@ -100,5 +103,5 @@ export async function startIcebergRestServer(s3: S3TestServer, options: { dir: s
     await exited;
   };
   await start();
-  return { uri, warehouse, start, stop, output: () => out };
+  return { uri, tablesBase: `${uri}/v1`, warehouse, start, stop, output: () => out };
 }
