@@ -1,7 +1,7 @@
 /**
  * The external catalog suite, run against each catalog server the tests start (iceberg-rest.test.ts:
- * Apache Iceberg's RESTCatalogServer; a second implementation plugs in as another CatalogUnderTest). One broker (restarted once), one
- * catalog server, their warehouse on moto's S3 server (s3rver cannot store the AWS SDK's aws-chunked uploads
+ * Apache Iceberg's RESTCatalogServer; a second implementation plugs in as another CatalogUnderTest). One
+ * broker (restarted once), one catalog server, their warehouse on moto's S3 server (s3rver cannot store the AWS SDK's aws-chunked uploads
  * that Java catalogs send over http):
  *   - OAuth2 client credentials at the catalog's token endpoint (catalogs that issue tokens): kept, renewed
  *     before expiry and after a refusal;
