@@ -20,3 +20,8 @@ export function peerPath(...parts: string[]): string {
 export function venvPython(): string {
   return peerPath('venv', 'bin', 'python');
 }
+
+/** The Python of moto's venv (scripts/peers/55-moto.sh), for startMotoS3Server. */
+export function motoPython(): string {
+  return peerPath('moto-venv', 'bin', 'python');
+}

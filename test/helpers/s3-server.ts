@@ -119,10 +119,11 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
  * moto's S3 server (Python package `moto`, present on this project's machines), for what s3rver cannot show:
  * moto honours If-None-Match: * and If-Match on PutObject and If-None-Match on CompleteMultipartUpload, so the
  * conditional-write path of S3FileIO runs against a real HTTP server there. Resolves to a reason string instead
- * of a server when moto is not installed, so the caller can say why it did not run.
+ * of a server when moto is not installed, so the caller can say why it did not run. `python`: the Python
+ * that has moto (default FLOE_TEST_PYTHON, then python3; the external catalog tests pass motoPython()).
  */
-export async function startMotoS3Server(options: { bucket?: string } = {}): Promise<S3TestServer | string> {
-  const python = process.env['FLOE_TEST_PYTHON'] ?? 'python3';
+export async function startMotoS3Server(options: { bucket?: string; python?: string } = {}): Promise<S3TestServer | string> {
+  const python = options.python ?? process.env['FLOE_TEST_PYTHON'] ?? 'python3';
   const bucket = options.bucket ?? 'floe-test';
   // moto's own `python -m moto.server` always serves requests on threads, and then checks an If-Match and
   // writes the object without a lock between them: two concurrent conditional PUTs on one etag can both

@@ -23,6 +23,7 @@ import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
 import { spawnBroker, tempDir, type BrokerProcess } from '../../helpers/broker.js';
+import { motoPython } from '../../helpers/peers.js';
 import { startMotoS3Server } from '../../helpers/s3-server.js';
 import { kcatRead, loadTable, waitFor } from '../../helpers/tiered-table.js';
 import { ChildRunner, assertSameRows, committedOffsets, loadExternal, pyicebergRows, waitForTable } from './external.js';
@@ -66,8 +67,8 @@ export interface CatalogUnderTest {
 export function externalCatalogSuite(under: CatalogUnderTest): void {
   test(`an external Iceberg REST catalog (${under.name}, S3 warehouse): commits, outage, restart without it, foreign tables`, { timeout: 420_000 }, async (t) => {
     const root = await tempDir('floe-extcat-');
-    const s3 = await startMotoS3Server({ bucket: BUCKET });
-    assert.ok(typeof s3 !== 'string', `moto's S3 server is needed (Debian python3-moto): ${String(s3)}`);
+    const s3 = await startMotoS3Server({ bucket: BUCKET, python: motoPython() });
+    assert.ok(typeof s3 !== 'string', `moto's S3 server is needed (scripts/peers/55-moto.sh): ${String(s3)}`);
     const catalog = await under.start(s3, root, BUCKET);
     const runner = new ChildRunner();
     // Spark's JVM starts while the broker works (it reads the table once, at the end).

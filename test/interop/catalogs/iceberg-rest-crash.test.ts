@@ -11,6 +11,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '../../helpers/broker.js';
 import { crashCycle, restartAndVerify, TOPIC, type Acked, type CrashSetup } from '../../helpers/crash-harness.js';
+import { motoPython } from '../../helpers/peers.js';
 import { startMotoS3Server } from '../../helpers/s3-server.js';
 import { ChildRunner, externalCatalogFlags, pyicebergRows } from './external.js';
 import { startIcebergRestServer } from './iceberg-rest-server.js';
@@ -19,8 +20,8 @@ const BUCKET = 'crash';
 
 test('external REST catalog: ten kills in a row at every crash point, on the same log and table: nothing lost or duplicated', { timeout: 240_000 }, async (t) => {
   const root = await tempDir('floe-extcat-crash-');
-  const s3 = await startMotoS3Server({ bucket: BUCKET });
-  assert.ok(typeof s3 !== 'string', `moto's S3 server is needed (Debian python3-moto): ${String(s3)}`);
+  const s3 = await startMotoS3Server({ bucket: BUCKET, python: motoPython() });
+  assert.ok(typeof s3 !== 'string', `moto's S3 server is needed (scripts/peers/55-moto.sh): ${String(s3)}`);
   const catalog = await startIcebergRestServer(s3, { dir: root, bucket: BUCKET });
   const runner = new ChildRunner();
   const cleanups: (() => Promise<unknown>)[] = [];
