@@ -346,7 +346,9 @@ export type TieringErrorCode =
   /** Tiering waits for the broker's transaction state (not attached yet). */
   | 'NOT_STABLE'
   /** The topic's table exists but was not made by Floe for this topic: it is never taken over. */
-  | 'FOREIGN_TABLE';
+  | 'FOREIGN_TABLE'
+  /** The catalog put the table where the warehouse's FileIO cannot write. */
+  | 'UNUSABLE_LOCATION';
 
 /** Errors of the tiering plugin: `code` is stable, the message says what to do. */
 export class TieringError extends Error {

@@ -16,7 +16,7 @@ export function failureReason(err: unknown): FailureReason {
     if (e instanceof CatalogError) return e.code === 'SERVICE_ERROR' ? 'catalog_unreachable' : 'catalog_refused';
     if (e instanceof CommitConflictError) return 'catalog_refused';
     if (e instanceof TieringError && e.code === 'FOREIGN_TABLE') return 'foreign_table';
-    if (e instanceof FileIOError) return 'storage';
+    if (e instanceof FileIOError || (e instanceof TieringError && e.code === 'UNUSABLE_LOCATION')) return 'storage';
   }
   return 'other';
 }

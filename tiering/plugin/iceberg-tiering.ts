@@ -49,6 +49,11 @@ export interface IcebergTieringOptions {
   readonly catalog: Catalog;
   /** The warehouse's FileIO (data files, index, manifests). */
   readonly io: FileIO;
+  /**
+   * Where `io` can write: told each table's location (chosen by the catalog), returns why it cannot hold the
+   * table's files, or undefined. The table is then not opened (retried later), with that reason.
+   */
+  readonly checkLocation?: (location: string) => string | undefined;
   readonly codec: SegmentCodec;
   /** Segments converted at once across all partitions. Default 2. */
   readonly maxConcurrentCopies?: number;
@@ -207,7 +212,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
       this.compactor.forgetTopic(topic);
       return;
     }
-    const table = (sameTable ? entry.table : undefined) ?? await IcebergTopic.open({ catalog: this.options.catalog, io: this.options.io, codec: this.options.codec, topic, namespace: config.namespace, tableName: config.tableName, leases: this.leases });
+    const table = (sameTable ? entry.table : undefined) ?? await IcebergTopic.open({ catalog: this.options.catalog, io: this.options.io, codec: this.options.codec, topic, namespace: config.namespace, tableName: config.tableName, leases: this.leases, ...(this.options.checkLocation ? { checkLocation: this.options.checkLocation } : {}) });
     this.topics.set(topic, { config, table });
     table.configureTyping(config.typed, () => this.registry, this.options.catalog, { observer: this.options.observer, onWarn: this.options.onWarn });
     table.onCommitted = (partitions) => {

@@ -167,7 +167,7 @@ export class IcebergTopic {
   }
 
   /** Loads the topic's table (creating the namespace and table if missing) and its committed history. */
-  static async open(options: { catalog: Catalog; io: FileIO; codec: SegmentCodec; topic: string; namespace: readonly string[]; tableName?: string | undefined; leases?: FileLeases }): Promise<IcebergTopic> {
+  static async open(options: { catalog: Catalog; io: FileIO; codec: SegmentCodec; topic: string; namespace: readonly string[]; tableName?: string | undefined; leases?: FileLeases; checkLocation?: (location: string) => string | undefined }): Promise<IcebergTopic> {
     const { catalog, io, codec, topic, namespace } = options;
     const id: TableIdentifier = { namespace, name: options.tableName ?? topic };
     if (!(await catalog.namespaceExists(namespace))) {
@@ -190,6 +190,8 @@ export class IcebergTopic {
     }
     const table = await Table.load(catalog, id, io);
     checkOwnership(topic, id, table.metadata.properties, catalog.name);
+    const unusable = options.checkLocation?.(table.location);
+    if (unusable !== undefined) throw new TieringError('UNUSABLE_LOCATION', `table ${id.namespace.join('.')}.${id.name} of topic ${topic} lives at ${table.location}: ${unusable}`);
     const t = new IcebergTopic(topic, id, table, io, codec, options.leases ?? new FileLeases());
     t.manifests = await loadManifests(io, t.table.metadata);
     return t;

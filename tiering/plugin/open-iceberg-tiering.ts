@@ -67,6 +67,22 @@ export interface ExternalCatalogSettings {
   readonly scope: string;
 }
 
+const S3_SCHEMES = new Set(['s3', 's3a', 's3n']);
+
+/**
+ * An external catalog chooses table locations; Floe writes there with the FileIO of iceberg.warehouse. Says
+ * why that FileIO cannot (another kind of storage, or a folder outside the warehouse), else undefined.
+ */
+export function storageMismatch(warehouse: string, location: string): string | undefined {
+  const want = schemeOf(warehouse) ?? 'file';
+  const got = schemeOf(location) ?? 'file';
+  const fix = 'set iceberg.warehouse (and iceberg.s3.*) to the storage of the external catalog\'s warehouse';
+  if (S3_SCHEMES.has(want) && S3_SCHEMES.has(got)) return undefined;
+  if (want !== got) return `Floe's warehouse is ${warehouse}, whose storage cannot write ${got}:// locations; ${fix}`;
+  if (want === 'file' && !`${location}/`.startsWith(`${warehouse}/`)) return `the folder is outside Floe's warehouse ${warehouse}; ${fix}`;
+  return undefined;
+}
+
 /** The catalog tiering commits through. */
 function openCatalog(settings: IcebergTieringSettings, io: FileIO, warehouse: string, tableConfig: Record<string, string>): Catalog {
   const c = settings.catalog;
@@ -140,6 +156,7 @@ export async function openIcebergTiering(settings: IcebergTieringSettings): Prom
   const plugin = new IcebergTieringPlugin({
     catalog,
     io,
+    ...(settings.catalog?.type === 'rest' ? { checkLocation: (location: string) => storageMismatch(warehouse, location) } : {}),
     codec: settings.codec,
     maxConcurrentCopies: settings.maxConcurrentCopies,
     onError: settings.onError,
