@@ -39,6 +39,8 @@ export interface ConnectionOptions {
   readonly idleMs: number;
   /** Where to count bytes in and out, when metrics are on. */
   readonly traffic?: TrafficCounters;
+  /** Where warnings about a client's bad input go (rate-limited, shared by every connection); the connection's logger otherwise. */
+  readonly badInputLog?: Pick<Logger, 'warn'>;
 }
 
 type Slot = { done: boolean; response: Buffer | undefined };
@@ -78,7 +80,7 @@ export class Connection {
     try {
       frames = this.splitter.push(chunk);
     } catch (err) {
-      this.log.warn('closing connection: bad frame', { conn: this.info.id, remote: this.info.remoteAddress, err });
+      (this.options.badInputLog ?? this.log).warn('closing connection: bad frame', { conn: this.info.id, listener: this.info.security.listener, remote: this.info.remoteAddress, err });
       this.destroy();
       return;
     }
@@ -152,7 +154,7 @@ export class Connection {
 
   private fail(err: unknown): void {
     this.inFlight--;
-    this.log.warn('closing connection: request failed', { conn: this.info.id, remote: this.info.remoteAddress, err });
+    (this.options.badInputLog ?? this.log).warn('closing connection: request failed', { conn: this.info.id, listener: this.info.security.listener, remote: this.info.remoteAddress, err });
     this.destroy();
   }
 
