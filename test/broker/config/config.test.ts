@@ -145,3 +145,11 @@ test('admin.port: 9644 by default, 0 and -1 allowed, anything outside -1..65535 
   assert.throws(() => load(['--schema.registry.port=9200', '--admin.port=9200']), /admin\.port 9200 is also schema\.registry\.port/);
   assert.throws(() => load(['--iceberg.rest.port=9300', '--admin.port=9300']), /admin\.port 9300 is also iceberg\.rest\.port/);
 });
+
+test('long settings take any 64-bit value, as Kafka does: Long.MAX_VALUE ("no limit") is accepted, beyond it is refused', () => {
+  const r = loadConfig({ argv: ['--remote.log.manager.copy.max.bytes.per.second=9223372036854775807', '--log.cleaner.io.max.bytes.per.second=9223372036854775807'], env: {} });
+  assert.ok(!r.help);
+  assert.equal(r.config['remote.log.manager.copy.max.bytes.per.second'], Number.MAX_SAFE_INTEGER);
+  assert.throws(() => loadConfig({ argv: ['--remote.log.manager.copy.max.bytes.per.second=9223372036854775808'], env: {} }), /must fit in a 64-bit integer/);
+  assert.throws(() => loadConfig({ argv: ['--remote.log.manager.copy.max.bytes.per.second=0'], env: {} }), /must be at least 1/);
+});
