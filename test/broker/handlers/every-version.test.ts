@@ -144,6 +144,10 @@ const REQUESTS: Record<number, (c: Context) => Body> = {
   // On a PLAINTEXT listener both SASL APIs answer ILLEGAL_SASL_STATE, as Kafka does (test/broker/security covers SASL listeners).
   17: () => ({ mechanism: 'PLAIN' }),
   36: () => ({ authBytes: Buffer.from('\0sweep\0secret') }),
+  // Without an authorizer the three ACL APIs answer SECURITY_DISABLED, as Kafka does (test/broker/security/acls covers them).
+  29: () => ({ resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }),
+  30: () => ({ creations: [{ resourceType: 2, resourceName: TOPIC, resourcePatternType: 3, principal: 'User:sweep', host: '*', operation: 3, permissionType: 3 }] }),
+  31: () => ({ filters: [{ resourceTypeFilter: 2, resourceNameFilter: TOPIC, patternTypeFilter: 3, principalFilter: 'User:sweep', hostFilter: '*', operation: 3, permissionType: 3 }] }),
   48: () => ({ components: [{ entityType: 'user', matchType: 1, match: null }], strict: false }),
   50: () => ({ users: null }),
   51: () => ({ deletions: [], upsertions: [{ name: 'sweep-user', mechanism: 1, iterations: 4096, salt: Buffer.alloc(16, 1), saltedPassword: Buffer.alloc(32, 2) }] }),
