@@ -17,6 +17,8 @@ import { decodeRequest, encodeResponse, isProtocolError, type DecodedRequest } f
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { ConnectionInfo, FrameHandler } from './server/connection.js';
 import type { ApiHandler, Body } from './handlers/handler.js';
+import { accessFor } from './security/acls/access.js';
+import type { AclAuthorizer } from './security/acls/authorizer.js';
 
 export const API_VERSIONS_KEY = 18;
 const API_VERSIONS_MAX = 4;
@@ -33,7 +35,11 @@ export class Router {
   private readonly handlers = new Map<number, ApiHandler>();
   private readonly trailing = new Map<number, number>();
 
-  constructor(private readonly observer?: RequestObserver) {}
+  constructor(
+    private readonly observer?: RequestObserver,
+    /** With an authorizer, every request carries its principal's Access; handlers check it. */
+    private readonly authorizer?: AclAuthorizer,
+  ) {}
 
   /** How many requests of each API key carried bytes after their body (ignored, as Kafka does). */
   requestsWithTrailingBytes(): ReadonlyMap<number, number> {
@@ -103,7 +109,8 @@ export class Router {
     if (apiVersion < handler.minVersion || apiVersion > handler.maxVersion) {
       throw new RouterError(`unsupported version ${apiVersion} of API ${apiKey} (we serve ${handler.minVersion}-${handler.maxVersion})`, conn);
     }
-    const result = handler.handle(request.body as Body, { header, apiVersion, conn });
+    const ctx = this.authorizer === undefined ? { header, apiVersion, conn } : { header, apiVersion, conn, access: accessFor(this.authorizer, conn) };
+    const result = handler.handle(request.body as Body, ctx);
     const encode = (body: Body | undefined) => (body === undefined ? undefined : encodeResponse(header, apiKey, apiVersion, body));
     return result instanceof Promise ? result.then(encode) : encode(result);
   }
