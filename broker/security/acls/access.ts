@@ -39,3 +39,17 @@ export function allowedOnCluster(ctx: { readonly access?: Access | undefined }, 
 export function allowedOnAny(ctx: { readonly access?: Access | undefined }, operation: OperationName, resourceType: ResourceTypeName): boolean {
   return ctx.access === undefined || ctx.access.allowedOnAny(operation, resourceType);
 }
+
+const OPERATION_BY_CODE = new Map<number, OperationName>(
+  (['ALL', 'READ', 'WRITE', 'CREATE', 'DELETE', 'ALTER', 'DESCRIBE', 'CLUSTER_ACTION', 'DESCRIBE_CONFIGS', 'ALTER_CONFIGS', 'IDEMPOTENT_WRITE', 'CREATE_TOKENS', 'DESCRIBE_TOKENS', 'TWO_PHASE_COMMIT'] as const).map(
+    (name, i) => [i + 2, name],
+  ),
+);
+
+/** The `*AuthorizedOperations` bit field: the bits of `all` (AclOperation codes) the principal is allowed. */
+export function authorizedOperations(ctx: { readonly access?: Access | undefined }, resourceType: ResourceTypeName, name: string, all: number): number {
+  if (ctx.access === undefined) return all;
+  let bits = 0;
+  for (const [code, op] of OPERATION_BY_CODE) if ((all & (1 << code)) !== 0 && ctx.access.allowed(op, resourceType, name)) bits |= 1 << code;
+  return bits;
+}
