@@ -4,11 +4,15 @@
 //   ACL, and produces once a PREFIXED Write ACL is added with kafka-acls.sh;
 // - the Java consumer reads with Read on the topic and its group, and reads nothing for a group it has no ACL
 //   for (the AdminClient, kafka-consumer-groups.sh, gets GroupAuthorizationException for that group);
+// - without Read, kcat, confluent-kafka-python and kafkajs get TOPIC_AUTHORIZATION_FAILED; a kafkajs
+//   transactional producer gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED until Write on its id is added;
 // - the AdminClient (kafka-topics.sh --list) sees only the topics alice may describe;
 // - kafka-acls.sh lists (MATCH filter) and removes ACLs; they survive a restart (read back with kafkajs).
 // The README's ACL block runs here, line by line, in its order.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import kafkajsModule from 'kafkajs';
@@ -17,9 +21,28 @@ import { Kafka, logLevel } from 'kafkajs';
 // kafkajs is CommonJS: its ACL enums are properties of the default export.
 const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } = kafkajsModule;
 import { startBroker, tempDir, type TestBroker } from '../helpers/broker.js';
+import { venvPython } from '../helpers/peers.js';
 import { runKafkaScript } from './clients/kafka-cli.js';
 
 const lines = (s: string): string[] => s.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+const run = promisify(execFile);
+const TIMEOUT = 60_000;
+
+/** confluent-kafka-python consumer: prints the name of the first error it is given. */
+const CONFLUENT_READ = `
+import json, sys
+from confluent_kafka import Consumer
+cfg = json.loads(sys.stdin.read())
+topic = cfg.pop('topic')
+c = Consumer(dict(cfg, **{'auto.offset.reset': 'earliest'}))
+c.subscribe([topic])
+for _ in range(30):
+    m = c.poll(1)
+    if m is not None and m.error():
+        print(m.error().name())
+        break
+c.close()
+`;
 const PW = { admin: 'admin-Pw-5d1e', alice: 'alice-Pw-77b3' };
 const AUTHORIZER = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer';
 
@@ -66,7 +89,7 @@ test('kafka-acls.sh grants, lists and removes ACLs; the Java clients are refused
   });
   await b.broker.services.topics.createTopic('orders-eu', 1);
   await b.broker.services.topics.createTopic('secret', 1);
-  await props(dir, 'admin'); // the README's commands name it
+  const admin = await props(dir, 'admin');
   const alice = await props(dir, 'alice');
   const bootstrap = () => `127.0.0.1:${b.broker.listenerPort('SASL_PLAINTEXT')}`;
   const cli = (line: string) => runKafkaScript(line, { bootstrap: bootstrap(), cwd: dir });
@@ -111,6 +134,37 @@ test('kafka-acls.sh grants, lists and removes ACLs; the Java clients are refused
   const described = await cli(`kafka-consumer-groups.sh --bootstrap-server localhost:9092 --describe --group other-app --command-config ${alice}`);
   assert.match(described.stdout + described.stderr, /GroupAuthorizationException/);
 
+  // No Read on secret: each client is told TOPIC_AUTHORIZATION_FAILED (kcat and confluent-kafka-python, both
+  // librdkafka, and kafkajs).
+  const sasl = ['-X', 'security.protocol=SASL_PLAINTEXT', '-X', 'sasl.mechanisms=PLAIN', '-X', 'sasl.username=alice', '-X', `sasl.password=${PW.alice}`];
+  await assert.rejects(run('kcat', ['-q', '-b', bootstrap(), ...sasl, '-C', '-t', 'secret', '-o', 'beginning', '-e'], { timeout: TIMEOUT }), (err: Error & { stderr?: string }) => /authorization failed/i.test(err.stderr ?? ''));
+  const py = run(venvPython(), ['-c', CONFLUENT_READ], { timeout: TIMEOUT });
+  py.child.stdin?.end(JSON.stringify({ 'bootstrap.servers': bootstrap(), 'security.protocol': 'SASL_PLAINTEXT', 'sasl.mechanisms': 'PLAIN', 'sasl.username': 'alice', 'sasl.password': PW.alice, 'group.id': 'orders-app', topic: 'secret' }));
+  assert.equal((await py).stdout.trim(), 'TOPIC_AUTHORIZATION_FAILED');
+  const aliceJs = kafkajs(b, 'alice').admin();
+  await aliceJs.connect();
+  try {
+    await assert.rejects(aliceJs.fetchTopicOffsets('secret'), (err: Error & { type?: string }) => err.type === 'TOPIC_AUTHORIZATION_FAILED');
+  } finally {
+    await aliceJs.disconnect();
+  }
+
+  // A transactional producer (kafkajs) needs Write on its transactional id: refused, then granted.
+  const txnProducer = kafkajs(b, 'alice').producer({ transactionalId: 'orders-txn', idempotent: true, maxInFlightRequests: 1, retry: { retries: 2 } });
+  await txnProducer.connect();
+  try {
+    // FindCoordinator for the id is refused first (53, as in Kafka); kafkajs reports that as "coordinator not found".
+    await assert.rejects(txnProducer.transaction(), (err: Error & { type?: string }) => err.type === 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED' || err.name === 'KafkaJSGroupCoordinatorNotFound');
+    const granted = await cli(`kafka-acls.sh --bootstrap-server localhost:9092 --command-config ${admin} --add --allow-principal User:alice --operation Write --transactional-id orders-txn`);
+    assert.equal(granted.code, 0, granted.stderr);
+    const txn = await txnProducer.transaction();
+    await txn.send({ topic: 'orders-eu', messages: [{ value: 'in-a-transaction' }] });
+    await txn.commit();
+  } finally {
+    await txnProducer.disconnect();
+  }
+  assert.equal(b.broker.services.topics.partitionLog('orders-eu', 0)?.logEndOffset, 5, 'the record and its commit marker');
+
   // Metadata hides the topic alice may not describe.
   const listed = await cli(`kafka-topics.sh --bootstrap-server localhost:9092 --list --command-config ${alice}`);
   assert.equal(listed.code, 0, listed.stderr);
@@ -122,7 +176,7 @@ test('kafka-acls.sh grants, lists and removes ACLs; the Java clients are refused
   assert.match(list, /name=orders-, patternType=PREFIXED\)`:\s+\(principal=User:alice, host=\*, operation=WRITE, permissionType=ALLOW\)/);
   await readmeRun(3);
   const left = b.broker.services.authorizer?.describe({ resourceType: 1, resourceName: null, patternType: 1, principal: null, host: null, operation: 1, permissionType: 1 });
-  assert.deepEqual(left?.map((a) => [a.resourceName, a.patternType, a.operation]), [['orders-', 4, 4]]);
+  assert.deepEqual(left?.map((a) => [a.resourceType, a.resourceName, a.patternType, a.operation]), [[2, 'orders-', 4, 4], [5, 'orders-txn', 3, 4]]);
 
   // After a restart the ACLs are still there, seen by kafkajs's admin; alice still sees only orders-eu.
   await b.stop();
@@ -137,8 +191,11 @@ test('kafka-acls.sh grants, lists and removes ACLs; the Java clients are refused
       permissionType: AclPermissionTypes.ANY,
     });
     assert.deepEqual(
-      acls.resources.map((r) => ({ name: r.resourceName, pattern: r.resourcePatternType, acls: r.acls.map((a) => [a.principal, a.host, a.operation, a.permissionType]) })),
-      [{ name: 'orders-', pattern: ResourcePatternTypes.PREFIXED, acls: [['User:alice', '*', AclOperationTypes.WRITE, AclPermissionTypes.ALLOW]] }],
+      acls.resources.map((r) => ({ type: r.resourceType, name: r.resourceName, pattern: r.resourcePatternType, acls: r.acls.map((a) => [a.principal, a.host, a.operation, a.permissionType]) })),
+      [
+        { type: AclResourceTypes.TOPIC, name: 'orders-', pattern: ResourcePatternTypes.PREFIXED, acls: [['User:alice', '*', AclOperationTypes.WRITE, AclPermissionTypes.ALLOW]] },
+        { type: AclResourceTypes.TRANSACTIONAL_ID, name: 'orders-txn', pattern: ResourcePatternTypes.LITERAL, acls: [['User:alice', '*', AclOperationTypes.WRITE, AclPermissionTypes.ALLOW]] },
+      ],
     );
   } finally {
     await kAdmin.disconnect();
