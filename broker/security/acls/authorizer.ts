@@ -32,6 +32,8 @@ export class AclAuthorizer {
   private readonly allowIfNoAcl: boolean;
   /** The stored bindings by resource type, rebuilt on every change (checks far outnumber changes). */
   private byType = new Map<number, AclBinding[]>();
+  /** Creations and deletions run one at a time, so each sees the one before (no duplicate from two racing creates). */
+  private chain: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly metadata: MetadataStore,
@@ -81,7 +83,11 @@ export class AclAuthorizer {
   }
 
   /** Creates the bindings in one durable change; one result per binding, in order. */
-  async create(bindings: readonly AclBinding[]): Promise<CreateResult[]> {
+  create(bindings: readonly AclBinding[]): Promise<CreateResult[]> {
+    return this.serialize(() => this.createNow(bindings));
+  }
+
+  private async createNow(bindings: readonly AclBinding[]): Promise<CreateResult[]> {
     const existing = new Set(this.metadata.listAcls().map(bindingKey));
     const results: CreateResult[] = [];
     const additions: AclBinding[] = [];
@@ -106,7 +112,11 @@ export class AclAuthorizer {
   }
 
   /** Deletes every binding matching any filter in one durable change; the bindings each filter matched. */
-  async delete(filters: readonly AclBindingFilter[]): Promise<AclBinding[][]> {
+  delete(filters: readonly AclBindingFilter[]): Promise<AclBinding[][]> {
+    return this.serialize(() => this.deleteNow(filters));
+  }
+
+  private async deleteNow(filters: readonly AclBindingFilter[]): Promise<AclBinding[][]> {
     const stored = this.metadata.listAcls();
     const matched = filters.map((f) => stored.filter((b) => filterMatches(f, b)));
     const removals = [...new Set(matched.flat())];
@@ -115,6 +125,12 @@ export class AclAuthorizer {
       this.index();
     }
     return matched;
+  }
+
+  private serialize<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => undefined);
+    return run;
   }
 
   private index(): void {

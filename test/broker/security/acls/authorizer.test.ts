@@ -125,7 +125,7 @@ test('filters: ANY, MATCH and exact patterns; delete returns what it removed; in
 test('ACLs are durable: a reopened store holds them, and creating one twice stores it once', async (t) => {
   const { dir, metadata, settings, authorizer } = await open(t);
   await authorizer.create([acl({}), acl({})]);
-  await authorizer.create([acl({})]);
+  await Promise.all([authorizer.create([acl({})]), authorizer.create([acl({})])]);
   await metadata.close();
   const again = await EmbeddedMetadataStore.open(dir);
   t.after(() => again.close());
