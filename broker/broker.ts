@@ -3,17 +3,19 @@
  * and shuts them down in order (stop accepting, finish in-flight requests, flush and close logs). The admin
  * HTTP port (broker/admin: health, readiness, metrics) starts first and stops last, so both can be watched.
  */
+import { lookup } from 'node:dns/promises';
 import { join } from 'node:path';
 import { setLogAppendTime } from '../protocol/record-batch/record-batch.js';
 import { parseListeners, usesSasl, usesTls, type ListenerSpec } from './config/listeners.js';
 import type { BrokerConfig } from './config/settings.js';
-import type { Logger } from './logger.js';
+import { RateLimitedLog, type Logger } from './logger.js';
 import { LogManager, type TopicPartition } from './log/log-manager.js';
 import { LogCleaner } from './log/cleaner/log-cleaner.js';
 import { EmbeddedMetadataStore } from './metadata/embedded-metadata-store.js';
 import type { MetadataStore } from './metadata/metadata-store.js';
 import { Router } from './router.js';
 import { KafkaServer } from './server/server.js';
+import { ConnectionLimits, parseConnectionOverrides, resolveConnectionOverrides } from './server/connection-limits.js';
 import { TlsContext } from './security/tls.js';
 import { SaslAuthenticator } from './security/sasl-authenticator.js';
 import { SaslHandshakeHandler } from './handlers/sasl-handshake.js';
@@ -195,6 +197,12 @@ export class Broker {
     const endpoints = new Map<string, { host: string; port: number }>();
     const identity = { nodeId: config['node.id'], host: '', port: 0, clusterId: metadata.clusterId, endpoints };
     const sasl = parsed.listeners.some((l) => usesSasl(l.protocol)) ? new SaslAuthenticator(config, metadata, log.child({ logger: 'sasl' })) : undefined;
+    // Garbage from clients is logged, but a flood of it is not a flood of lines.
+    const badInputLog = new RateLimitedLog(log.child({ logger: 'server' }));
+    const limits = new ConnectionLimits(
+      config['max.connections.per.ip'],
+      await resolveConnectionOverrides(parseConnectionOverrides(config['max.connections.per.ip.overrides']).overrides, async (host) => (await lookup(host, { all: true })).map((a) => a.address)),
+    );
     const servers = parsed.listeners.map(
       (listener) =>
         new KafkaServer(
@@ -209,6 +217,8 @@ export class Broker {
             maxUnsentBytes: config['socket.send.buffer.max.bytes'],
             idleMs: config['connections.max.idle.ms'],
             ...(metrics ? { traffic: metrics.traffic } : {}),
+            badInputLog,
+            limits,
           },
           log.child({ logger: 'server', listener: listener.name }),
         ),
@@ -228,7 +238,7 @@ export class Broker {
     const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, ...(tiering ? { tiering } : {}), ...(cleaner ? { cleaner } : {}), ...(sasl ? { sasl } : {}), ...(authorizer ? { authorizer } : {}) };
     const broker = new Broker(services, servers, tls, router, readiness, admin);
     for (const handler of defaultHandlers(services)) router.register(handler);
-    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: connectionCount, tiering, topics, cleaner });
+    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: connectionCount, connectionsRefused: () => limits.refused(), tiering, topics, cleaner });
 
     if (config['schema.registry.port'] !== -1) {
       try {

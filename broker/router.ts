@@ -13,9 +13,13 @@
  * With a RequestObserver (metrics on), every request is timed from the decode to the encoded response and
  * reported once, answered or failed; without one, the path is the same as before, untimed.
  */
-import { decodeRequest, encodeResponse, isProtocolError, type DecodedRequest } from '../protocol/index.js';
+import { decodeRequest, encodeResponse, encodeResponseChunks, isProtocolError, type DecodedRequest } from '../protocol/index.js';
 import { ErrorCode } from '../protocol/error-codes.js';
-import type { ConnectionInfo, FrameHandler } from './server/connection.js';
+import type { ConnectionInfo, FrameHandler, ResponseFrame } from './server/connection.js';
+
+const FETCH_KEY = 1;
+/** Record sets at least this large go to the socket as their own buffers; smaller ones are cheaper to copy. */
+const SPLICE_MIN_BYTES = 16 * 1024;
 import type { ApiHandler, Body } from './handlers/handler.js';
 import { accessFor } from './security/acls/access.js';
 import type { AclAuthorizer } from './security/acls/authorizer.js';
@@ -90,7 +94,7 @@ export class Router {
     }
   };
 
-  private route(frame: Buffer, conn: ConnectionInfo, decoded?: (apiKey: number) => void): Promise<Buffer | undefined> | Buffer | undefined {
+  private route(frame: Buffer, conn: ConnectionInfo, decoded?: (apiKey: number) => void): Promise<ResponseFrame | undefined> | ResponseFrame | undefined {
     let request: DecodedRequest;
     try {
       request = decodeRequest(frame);
@@ -111,7 +115,11 @@ export class Router {
     }
     const ctx = this.authorizer === undefined ? { header, apiVersion, conn } : { header, apiVersion, conn, access: accessFor(this.authorizer, conn) };
     const result = handler.handle(request.body as Body, ctx);
-    const encode = (body: Body | undefined) => (body === undefined ? undefined : encodeResponse(header, apiKey, apiVersion, body));
+    const encode = (body: Body | undefined): ResponseFrame | undefined => {
+      if (body === undefined) return undefined;
+      // Fetch responses carry their record sets by reference: the segment bytes are not copied again.
+      return apiKey === FETCH_KEY ? encodeResponseChunks(header, apiKey, apiVersion, body, SPLICE_MIN_BYTES) : encodeResponse(header, apiKey, apiVersion, body);
+    };
     return result instanceof Promise ? result.then(encode) : encode(result);
   }
 

@@ -31,6 +31,8 @@ export interface ProducerPerfOptions {
   readonly acks: '1' | 'all';
   readonly batchSize: number;
   readonly compression: 'none' | 'lz4' | 'zstd' | 'snappy' | 'gzip';
+  /** Transactions of this many milliseconds each (the tool commits when one has lasted that long); none when absent. */
+  readonly transactionDurationMs?: number;
 }
 
 export interface ProducerPerfResult {
@@ -61,6 +63,7 @@ export async function producerPerf(o: ProducerPerfOptions): Promise<ProducerPerf
       `buffer.memory=${Math.max(33554432, 8 * o.batchSize)}`,
       'linger.ms=5',
       `compression.type=${o.compression}`,
+      ...(o.transactionDurationMs !== undefined ? ['--transaction-duration-ms', String(o.transactionDurationMs), '--transactional-id', `perf-${o.topic}`] : []),
     ],
     600_000,
   );

@@ -33,6 +33,8 @@ export interface AdminSources {
   readonly log: Logger;
   readonly router: Router;
   readonly connections: () => number;
+  /** Connections refused by max.connections.per.ip, per listener. */
+  readonly connectionsRefused: () => ReadonlyMap<string, number>;
   readonly tiering: BrokerTiering | undefined;
   readonly topics: TopicManager;
   /** The log cleaner, when log.cleaner.enable is on. */

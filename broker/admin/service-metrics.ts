@@ -1,5 +1,5 @@
 /**
- * Broker-wide metrics read from the broker's services at scrape time: open connections, requests with
+ * Broker-wide metrics read from the broker's services at scrape time: open and refused connections, requests with
  * trailing bytes (counted by the router), reads served from tiered storage, and the hits and misses of the
  * remote read caches (counted by the caches themselves).
  */
@@ -12,6 +12,8 @@ export interface ServiceMetricsSources {
   readonly router: Router;
   /** Open Kafka client connections. */
   readonly connections: () => number;
+  /** Connections refused by max.connections.per.ip, per listener. */
+  readonly connectionsRefused: () => ReadonlyMap<string, number>;
   readonly tiering?: BrokerTiering | undefined;
 }
 
@@ -23,6 +25,16 @@ export function registerServiceMetrics(metrics: BrokerMetrics, sources: ServiceM
     registers,
     collect() {
       this.set(sources.connections());
+    },
+  });
+  new Counter({
+    name: 'floe_connections_refused_total',
+    help: 'Kafka client connections closed on arrival because their address already had max.connections.per.ip open, by listener.',
+    labelNames: ['listener'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [listener, n] of sources.connectionsRefused()) this.inc({ listener }, n);
     },
   });
   new Counter({

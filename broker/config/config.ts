@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { parseEndpoint, parseListeners, usesSasl, usesTls } from './listeners.js';
 import { SETTINGS, SETTINGS_BY_KEY, type BrokerConfig, type Setting } from './settings.js';
+import { parseConnectionOverrides } from '../server/connection-limits.js';
 
 export class ConfigError extends Error {
   readonly code = 'INVALID_CONFIG';
@@ -115,6 +116,11 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
   }
   for (const u of String(out['super.users']).split(';').map((x) => x.trim()).filter((x) => x !== '')) {
     if (!/^[^:]+:.+$/.test(u)) problems.push(`super.users: '${u}' is not a principal; write Type:name, semicolon-separated (User:admin;User:ops)`);
+  }
+  const connectionOverrides = parseConnectionOverrides(out['max.connections.per.ip.overrides'] as string);
+  problems.push(...connectionOverrides.problems);
+  if (out['max.connections.per.ip'] === 0 && connectionOverrides.overrides.size === 0) {
+    problems.push('max.connections.per.ip can be 0 only with max.connections.per.ip.overrides naming the addresses that may connect');
   }
   if ((out['group.min.session.timeout.ms'] as number) > (out['group.max.session.timeout.ms'] as number)) {
     problems.push('group.min.session.timeout.ms must not exceed group.max.session.timeout.ms');

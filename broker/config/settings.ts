@@ -55,6 +55,8 @@ export const SETTINGS = Object.freeze([
   { key: 'socket.request.max.bytes', type: 'int', default: 100 * 1024 * 1024, min: 1024, doc: 'Largest request frame accepted; a larger frame closes the connection.' },
   { key: 'connections.max.idle.ms', type: 'long', default: 600_000, min: 0, doc: 'Idle connections are closed after this long (0 disables).' },
   { key: 'queued.max.requests', type: 'int', default: 500, min: 1, doc: 'Requests in flight per connection before the broker stops reading from it (back-pressure).' },
+  { key: 'max.connections.per.ip', type: 'int', default: 2147483647, min: 0, doc: 'Connections one client address may hold open across all listeners; a connection beyond it is closed at once (0 refuses every address not in max.connections.per.ip.overrides).' },
+  { key: 'max.connections.per.ip.overrides', type: 'string', default: '', doc: 'Per-address exceptions to max.connections.per.ip, comma-separated host:count (127.0.0.1:1000,ci-runner:50); hostnames are resolved at start.' },
   { key: 'socket.send.buffer.max.bytes', type: 'int', default: 64 * 1024 * 1024, min: 65536, doc: 'Unsent response bytes per connection before the broker stops reading from it (back-pressure).' },
   // Storage
   { key: 'log.dirs', type: 'string', default: './data/log', doc: 'Directory holding partition logs and broker metadata.' },
