@@ -15,9 +15,11 @@ import {
   filterMatches,
   invalidBinding,
   patternCovers,
+  PatternType,
   ResourceType,
   WILDCARD_HOST,
   WILDCARD_PRINCIPAL,
+  WILDCARD_RESOURCE,
   type AclBinding,
   type AclBindingFilter,
   type OperationName,
@@ -67,18 +69,26 @@ export class AclAuthorizer {
 
   /**
    * Whether `principal` may perform `operation` on some resource of the type (Kafka's authorizeByResourceType,
-   * used for idempotent produce without IDEMPOTENT_WRITE on the cluster): an ALLOW of any pattern that no
-   * DENY on the wildcard or a prefix of it voids.
+   * used for idempotent produce without IDEMPOTENT_WRITE on the cluster). As in Kafka: what `authorize` allows
+   * for an arbitrary name passes (super users, allow.everyone.if.no.acl.found); a DENY on `*` refuses; else
+   * some ALLOW of exactly this operation (or ALL) must not be voided by a LITERAL DENY of the same name or a
+   * PREFIXED DENY of a prefix of it.
    */
   authorizeAny(principal: string, host: string, operation: OperationName, resourceType: ResourceTypeName): boolean {
-    if (this.superUsers.has(principal)) return true;
+    if (this.authorize(principal, host, operation, resourceType, 'hardcode')) return true;
     const op = AclOperation[operation];
     const mine = (this.byType.get(ResourceType[resourceType]) ?? []).filter(
-      (b) => (b.principal === principal || b.principal === WILDCARD_PRINCIPAL) && (b.host === host || b.host === WILDCARD_HOST),
+      (b) => (b.principal === principal || b.principal === WILDCARD_PRINCIPAL) && (b.host === host || b.host === WILDCARD_HOST) && (b.operation === op || b.operation === AclOperation.ALL),
     );
-    const denies = mine.filter((b) => b.permissionType === AclPermission.DENY && (b.operation === op || b.operation === AclOperation.ALL));
-    return mine.some(
-      (b) => b.permissionType === AclPermission.ALLOW && allowImplies(b.operation, op) && !denies.some((d) => patternCovers(d, b.resourceName)),
+    const denies = mine.filter((b) => b.permissionType === AclPermission.DENY);
+    if (denies.some((d) => d.patternType === PatternType.LITERAL && d.resourceName === WILDCARD_RESOURCE)) return false;
+    const allows = mine.filter((b) => b.permissionType === AclPermission.ALLOW);
+    if (allows.some((a) => a.patternType === PatternType.LITERAL && a.resourceName === WILDCARD_RESOURCE)) return true;
+    return allows.some(
+      (a) =>
+        !denies.some((d) =>
+          d.patternType === PatternType.PREFIXED ? a.resourceName.startsWith(d.resourceName) : a.patternType === PatternType.LITERAL && d.resourceName === a.resourceName,
+        ),
     );
   }
 

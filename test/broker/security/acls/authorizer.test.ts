@@ -91,13 +91,24 @@ test('super users pass; with no ACL on a resource, allow.everyone.if.no.acl.foun
   assert.equal(lenient.authorizer.authorize('User:alice', 'h', 'READ', 'TOPIC', 'other'), true);
 });
 
-test('authorizeAny: an ALLOW on some topic, unless a DENY covers it', async (t) => {
+test("authorizeAny (Kafka's authorizeByResourceType): an ALLOW on some topic, unless a DENY voids it", async (t) => {
   const { authorizer } = await open(t);
   assert.equal(authorizer.authorizeAny('User:alice', 'h', 'WRITE', 'TOPIC'), false);
   await authorizer.create([acl({ resourceName: 'logs-', patternType: Pat.PREFIXED, operation: Op.WRITE })]);
   assert.equal(authorizer.authorizeAny('User:alice', 'h', 'WRITE', 'TOPIC'), true);
-  await authorizer.create([acl({ resourceName: '*', operation: Op.WRITE, permissionType: Perm.DENY })]);
-  assert.equal(authorizer.authorizeAny('User:alice', 'h', 'WRITE', 'TOPIC'), false);
+  await authorizer.create([acl({ resourceName: 'logs', patternType: Pat.PREFIXED, operation: Op.WRITE, permissionType: Perm.DENY })]);
+  assert.equal(authorizer.authorizeAny('User:alice', 'h', 'WRITE', 'TOPIC'), false, 'a PREFIXED DENY of a prefix voids the ALLOW');
+  await authorizer.create([acl({ resourceName: 'audit', operation: Op.ALL })]);
+  assert.equal(authorizer.authorizeAny('User:alice', 'h', 'WRITE', 'TOPIC'), true, 'ALL on one topic is enough');
+  await authorizer.create([acl({ resourceName: 'audit', operation: Op.WRITE, permissionType: Perm.DENY })]);
+  assert.equal(authorizer.authorizeAny('User:alice', 'h', 'WRITE', 'TOPIC'), false, 'a LITERAL DENY of the same name voids it');
+  await authorizer.create([acl({ resourceName: 'other', operation: Op.READ })]);
+  assert.equal(authorizer.authorizeAny('User:alice', 'h', 'WRITE', 'TOPIC'), false, 'READ is not WRITE');
+  await authorizer.create([acl({ resourceName: '*', operation: Op.WRITE, principal: 'User:*' }), acl({ resourceName: '*', operation: Op.WRITE, permissionType: Perm.DENY, principal: 'User:bob' })]);
+  assert.equal(authorizer.authorizeAny('User:alice', 'h', 'WRITE', 'TOPIC'), true, 'an ALLOW on * passes');
+  assert.equal(authorizer.authorizeAny('User:bob', 'h', 'WRITE', 'TOPIC'), false, 'a DENY on * refuses, even with the ALLOW on * for everyone');
+  const lenient = await open(t, { 'allow.everyone.if.no.acl.found': true });
+  assert.equal(lenient.authorizer.authorizeAny('User:alice', 'h', 'WRITE', 'TOPIC'), true, 'as Kafka: with no ACL at all, allow.everyone.if.no.acl.found decides');
 });
 
 test('filters: ANY, MATCH and exact patterns; delete returns what it removed; invalid bindings are refused with a reason', async (t) => {
