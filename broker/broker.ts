@@ -192,7 +192,9 @@ export class Broker {
     }
 
     const authorizer = authorizerFor(config, metadata);
-    const router = new Router(metrics, authorizer);
+    // Refusals are logged as Kafka's authorizer logs them, rate-limited: a client retrying a refused request is no flood.
+    const deniedLog = new RateLimitedLog(log.child({ logger: 'authorizer' }));
+    const router = new Router(metrics, authorizer, (d) => deniedLog.warn('authorization denied', { ...d }));
     // The identity needs the bound port when the listener asks for port 0; handlers read it lazily.
     const endpoints = new Map<string, { host: string; port: number }>();
     const identity = { nodeId: config['node.id'], host: '', port: 0, clusterId: metadata.clusterId, endpoints };

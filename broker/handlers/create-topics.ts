@@ -40,7 +40,7 @@ export class CreateTopicsHandler implements ApiHandler {
         continue;
       }
       // CREATE on the cluster or on the topic, as Kafka asks.
-      if (!allowedOnCluster(ctx, 'CREATE') && !allowed(ctx, 'CREATE', 'TOPIC', t.name)) {
+      if (!allowedOnCluster(ctx, 'CREATE', true) && !allowed(ctx, 'CREATE', 'TOPIC', t.name)) {
         results.push(this.failure(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, `The principal may not create topic '${t.name}'; grant CREATE on it or on the cluster.`));
         continue;
       }

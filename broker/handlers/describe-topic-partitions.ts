@@ -12,7 +12,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { TopicRecord } from '../metadata/metadata-store.js';
 import { validateTopicName } from '../topics/topic-configs.js';
 import type { TopicManager } from '../topics/topic-manager.js';
-import { allowed } from '../security/acls/access.js';
+import { allowed, visible } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { ALL_TOPIC_OPERATIONS, type BrokerIdentity } from './common.js';
 
@@ -51,7 +51,7 @@ export class DescribeTopicPartitionsHandler implements ApiHandler {
       return { throttleTimeMs: 0, topics, nextCursor: null };
     }
     // Listing every topic shows only the describable ones; a named one the principal may not describe is refused (as Metadata).
-    const names = [...new Set(all ? this.topics.metadata.listTopics().map((t) => t.name).filter((n) => allowed(ctx, 'DESCRIBE', 'TOPIC', n)) : requested)].sort(byCodePoint).filter((n) => cursor === null || byCodePoint(n, cursor.topicName) >= 0);
+    const names = [...new Set(all ? this.topics.metadata.listTopics().map((t) => t.name).filter((n) => visible(ctx, 'DESCRIBE', 'TOPIC', n)) : requested)].sort(byCodePoint).filter((n) => cursor === null || byCodePoint(n, cursor.topicName) >= 0);
     let remaining = Math.min(req.responsePartitionLimit, MAX_PARTITIONS_PER_RESPONSE);
     const topics: Body[] = [];
     let nextCursor: Cursor | null = null;

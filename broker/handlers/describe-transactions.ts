@@ -6,7 +6,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { TxnCoordinator } from '../transactions/txn-coordinator.js';
 import { partitionsByTopic } from '../transactions/txn-metadata.js';
-import { allowed } from '../security/acls/access.js';
+import { allowed, visible } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 export class DescribeTransactionsHandler implements ApiHandler {
@@ -37,7 +37,7 @@ export class DescribeTransactionsHandler implements ApiHandler {
           producerId: t.producerId,
           producerEpoch: t.producerEpoch,
           // Only the topics the principal may describe, as Kafka shows them.
-          topics: partitionsByTopic(t.partitions).filter((x) => allowed(ctx, 'DESCRIBE', 'TOPIC', x.name)).map((x) => ({ topic: x.name, partitions: x.partitionIndexes })),
+          topics: partitionsByTopic(t.partitions).filter((x) => visible(ctx, 'DESCRIBE', 'TOPIC', x.name)).map((x) => ({ topic: x.name, partitions: x.partitionIndexes })),
         };
       }),
     };

@@ -4,7 +4,7 @@ import type { TopicRecord } from '../metadata/metadata-store.js';
 import { validateTopicName } from '../topics/topic-configs.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
-import { allowed, allowedOnCluster, authorizedOperations } from '../security/acls/access.js';
+import { allowed, allowedOnCluster, authorizedOperations, visible } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { ALL_CLUSTER_OPERATIONS, ALL_TOPIC_OPERATIONS, AUTHORIZED_OPERATIONS_OMITTED, toErrorResult, endpointFor, type BrokerIdentity } from './common.js';
 
@@ -36,7 +36,7 @@ export class MetadataHandler implements ApiHandler {
     const topics: Body[] = [];
     if (all) {
       // Topics the principal may not describe are left out, as Kafka leaves them out.
-      for (const t of this.topics.metadata.listTopics()) if (allowed(ctx, 'DESCRIBE', 'TOPIC', t.name)) topics.push(this.describe(t, req, ctx));
+      for (const t of this.topics.metadata.listTopics()) if (visible(ctx, 'DESCRIBE', 'TOPIC', t.name)) topics.push(this.describe(t, req, ctx));
     } else {
       for (const wanted of req.topics ?? []) topics.push(await this.lookup(wanted, allowAuto, req, ctx));
     }
@@ -66,7 +66,7 @@ export class MetadataHandler implements ApiHandler {
     if (existing) return this.describe(existing, req, ctx);
     if (validateTopicName(name) !== undefined) return this.missing(name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION);
     // Auto-creation needs CREATE on the cluster or on the topic.
-    if (allowAuto && this.topics.autoCreateEnabled && !allowedOnCluster(ctx, 'CREATE') && !allowed(ctx, 'CREATE', 'TOPIC', name)) {
+    if (allowAuto && this.topics.autoCreateEnabled && !allowedOnCluster(ctx, 'CREATE', true) && !allowed(ctx, 'CREATE', 'TOPIC', name)) {
       return this.missing(name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
     }
     if (allowAuto) {

@@ -6,7 +6,7 @@
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { FetchedTopic, OffsetManager } from '../groups/offset-manager.js';
-import { allowed } from '../security/acls/access.js';
+import { allowed, visible } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 type TopicsRequest = { name: string; partitionIndexes: number[] }[] | null;
@@ -62,8 +62,8 @@ export class OffsetFetchHandler implements ApiHandler {
     if (!allowed(ctx, 'DESCRIBE', 'GROUP', groupId)) return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
     const r = this.offsets.fetch(groupId, topics === null ? null : topics.map((t) => ({ topic: t.name, partitions: t.partitionIndexes })));
     if (ctx.access === undefined) return r;
-    const visible = topics === null ? r.topics.filter((t) => allowed(ctx, 'DESCRIBE', 'TOPIC', t.topic)) : r.topics;
-    return { errorCode: r.errorCode, topics: visible.map((t) => (allowed(ctx, 'DESCRIBE', 'TOPIC', t.topic) ? t : { ...t, denied: true })) };
+    const shown = topics === null ? r.topics.filter((t) => visible(ctx, 'DESCRIBE', 'TOPIC', t.topic)) : r.topics;
+    return { errorCode: r.errorCode, topics: shown.map((t) => (allowed(ctx, 'DESCRIBE', 'TOPIC', t.topic) ? t : { ...t, denied: true })) };
   }
 
   /** `stableFor`: the group whose pending transactional offsets make a partition UNSTABLE_OFFSET_COMMIT. */

@@ -270,7 +270,7 @@ function topicsDenied(req: ProduceRequest, ctx: HandlerContext, topics: TopicMan
   for (const t of req.topicData) {
     if (!allowed(ctx, 'WRITE', 'TOPIC', t.name)) {
       denied.set(t.name, { code: ErrorCode.TOPIC_AUTHORIZATION_FAILED, message: `The principal may not write to topic '${t.name}'; grant WRITE on it.` });
-    } else if (topics.getTopic(t.name) === undefined && !allowedOnCluster(ctx, 'CREATE') && !allowed(ctx, 'CREATE', 'TOPIC', t.name)) {
+    } else if (topics.getTopic(t.name) === undefined && !allowedOnCluster(ctx, 'CREATE', true) && !allowed(ctx, 'CREATE', 'TOPIC', t.name)) {
       denied.set(t.name, { code: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, message: `Topic '${t.name}' does not exist, and the principal may not create it (CREATE on the topic or the cluster).` });
     }
   }

@@ -9,20 +9,39 @@ import type { AclAuthorizer } from './authorizer.js';
 import { CLUSTER_RESOURCE } from './acl.js';
 
 export interface Access {
-  allowed(operation: OperationName, resourceType: ResourceTypeName, name: string): boolean;
+  /** `quiet`: a check that only filters what is shown (Kafka's logIfDenied=false), so a refusal is not logged. */
+  allowed(operation: OperationName, resourceType: ResourceTypeName, name: string, quiet?: boolean): boolean;
   /** Allowed on some resource of the type (Kafka's authorizeByResourceType). */
   allowedOnAny(operation: OperationName, resourceType: ResourceTypeName): boolean;
 }
 
-/** Kafka compares ACL hosts with the client's address as Java prints it: IPv4 without the ::ffff: prefix. */
+/**
+ * The client's IP from a connection's `address:port`, as Kafka compares it with ACL hosts (Java's
+ * getHostAddress): no port, no brackets, IPv4 without the ::ffff: prefix of an IPv4-mapped address.
+ */
 export function clientHost(remoteAddress: string): string {
-  return remoteAddress.startsWith('::ffff:') ? remoteAddress.slice(7) : remoteAddress;
+  const ip = remoteAddress.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+  return ip.toLowerCase().startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
 }
 
-export function accessFor(authorizer: AclAuthorizer, conn: ConnectionInfo): Access {
+/** A refused operation, as the authorizer log reports it (Kafka's kafka.authorizer.logger line). */
+export interface Denial {
+  readonly principal: string;
+  readonly host: string;
+  readonly operation: OperationName;
+  readonly resourceType: ResourceTypeName;
+  readonly resource: string;
+}
+
+export function accessFor(authorizer: AclAuthorizer, conn: ConnectionInfo, onDenied?: (d: Denial) => void): Access {
   const host = clientHost(conn.remoteAddress);
   return {
-    allowed: (operation, resourceType, name) => authorizer.authorize(conn.security.principal, host, operation, resourceType, name),
+    allowed: (operation, resourceType, name, quiet = false) => {
+      const principal = conn.security.principal;
+      const ok = authorizer.authorize(principal, host, operation, resourceType, name);
+      if (!ok && !quiet) onDenied?.({ principal, host, operation, resourceType, resource: name });
+      return ok;
+    },
     allowedOnAny: (operation, resourceType) => authorizer.authorizeAny(conn.security.principal, host, operation, resourceType),
   };
 }
@@ -32,8 +51,14 @@ export function allowed(ctx: { readonly access?: Access | undefined }, operation
   return ctx.access === undefined || ctx.access.allowed(operation, resourceType, name);
 }
 
-export function allowedOnCluster(ctx: { readonly access?: Access | undefined }, operation: OperationName): boolean {
-  return allowed(ctx, operation, 'CLUSTER', CLUSTER_RESOURCE);
+/** A check that only decides what is shown (listing topics, groups, transactions): a refusal is not logged. */
+export function visible(ctx: { readonly access?: Access | undefined }, operation: OperationName, resourceType: ResourceTypeName, name: string): boolean {
+  return ctx.access === undefined || ctx.access.allowed(operation, resourceType, name, true);
+}
+
+/** `quiet` for a cluster check that has a fallback (CREATE on the cluster, else on the topic). */
+export function allowedOnCluster(ctx: { readonly access?: Access | undefined }, operation: OperationName, quiet = false): boolean {
+  return ctx.access === undefined || ctx.access.allowed(operation, 'CLUSTER', CLUSTER_RESOURCE, quiet);
 }
 
 export function allowedOnAny(ctx: { readonly access?: Access | undefined }, operation: OperationName, resourceType: ResourceTypeName): boolean {
@@ -50,6 +75,6 @@ const OPERATION_BY_CODE = new Map<number, OperationName>(
 export function authorizedOperations(ctx: { readonly access?: Access | undefined }, resourceType: ResourceTypeName, name: string, all: number): number {
   if (ctx.access === undefined) return all;
   let bits = 0;
-  for (const [code, op] of OPERATION_BY_CODE) if ((all & (1 << code)) !== 0 && ctx.access.allowed(op, resourceType, name)) bits |= 1 << code;
+  for (const [code, op] of OPERATION_BY_CODE) if ((all & (1 << code)) !== 0 && ctx.access.allowed(op, resourceType, name, true)) bits |= 1 << code;
   return bits;
 }

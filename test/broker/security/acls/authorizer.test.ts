@@ -9,6 +9,7 @@ import { test, type TestContext } from 'node:test';
 import { EmbeddedMetadataStore } from '../../../../broker/metadata/embedded-metadata-store.js';
 import { AclOperation as Op, AclPermission as Perm, PatternType as Pat, ResourceType as Res, type AclBinding } from '../../../../broker/security/acls/acl.js';
 import { AclAuthorizer } from '../../../../broker/security/acls/authorizer.js';
+import { clientHost } from '../../../../broker/security/acls/access.js';
 
 async function open(t: TestContext, config: { 'super.users'?: string; 'allow.everyone.if.no.acl.found'?: boolean } = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'floe-acls-'));
@@ -142,4 +143,11 @@ test('ACLs are durable: a reopened store holds them, and creating one twice stor
   t.after(() => again.close());
   assert.equal(again.listAcls().length, 1);
   assert.equal(new AclAuthorizer(again, settings).authorize('User:alice', 'h', 'READ', 'TOPIC', 'orders'), true);
+});
+
+test("a connection's address becomes the host Kafka matches ACLs against", () => {
+  assert.equal(clientHost('127.0.0.1:50432'), '127.0.0.1');
+  assert.equal(clientHost('::ffff:10.1.2.3:9000'), '10.1.2.3');
+  assert.equal(clientHost('::1:41000'), '::1');
+  assert.equal(clientHost('[fe80::1]:41000'), 'fe80::1');
 });

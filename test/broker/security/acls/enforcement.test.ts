@@ -37,7 +37,8 @@ const acl = (b: Partial<AclBinding>): AclBinding => ({
 });
 
 test('an authorizer refuses every API with Kafka codes until ACLs allow it', async (t) => {
-  const b = await startBroker(['--authorizer.class.name=kafka.security.authorizer.AclAuthorizer']);
+  const lines: string[] = [];
+  const b = await startBroker(['--authorizer.class.name=kafka.security.authorizer.AclAuthorizer'], { log: (l) => lines.push(l) });
   t.after(() => b.stop());
   const authorizer = b.broker.services.authorizer;
   assert.ok(authorizer, 'authorizer.class.name selects the ACL authorizer');
@@ -62,8 +63,17 @@ test('an authorizer refuses every API with Kafka codes until ACLs allow it', asy
   assert.equal(b.broker.services.topics.partitionLog(TOPIC, 0)?.logEndOffset, 0, 'nothing was produced (nor a marker written)');
   assert.deepEqual(b.broker.services.metadata.listTopics().map((x) => x.name), [TOPIC], 'no topic was created or deleted');
   assert.deepEqual([...b.broker.services.groups.coordinator.allGroups()].map((g) => g.groupId), [], 'no group was joined');
+  // Refusals are logged (rate-limited), naming principal, operation and resource, as Kafka's authorizer log does.
+  const first = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'authorization denied');
+  assert.deepEqual(first && [first.principal, first.host, first.resourceType], ['User:ANONYMOUS', '127.0.0.1', 'TOPIC']);
   const all = await client.request(3, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: true });
   assert.deepEqual(all.topics, [], 'Metadata for every topic leaves out what may not be described');
+
+  // A host ACL matches the client's address (127.0.0.1, without its port): a DENY for another host does not apply.
+  await authorizer.create([acl({ operation: Op.DESCRIBE, host: '127.0.0.1' }), acl({ operation: Op.ALL, host: '10.9.9.9', permissionType: Perm.DENY })]);
+  const byHost = await client.request(3, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  assert.deepEqual((byHost.topics as { name: string }[]).map((x) => x.name), [TOPIC]);
+  await authorizer.delete([{ resourceType: Res.TOPIC, resourceName: TOPIC, patternType: Pat.LITERAL, principal: null, host: null, operation: Op.ANY, permissionType: Perm.ANY }]);
 
   // WRITE on the topic: produce works (and implies DESCRIBE, so Metadata shows it), fetch still does not.
   await authorizer.create([acl({ operation: Op.WRITE })]);
