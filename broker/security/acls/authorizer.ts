@@ -26,6 +26,9 @@ import {
   type ResourceTypeName,
 } from './acl.js';
 
+/** Resource names whose covering bindings are remembered between ACL changes. */
+const COVERING_CACHE_ENTRIES = 10_000;
+
 /** The result of one CreateAcls creation: undefined when created (or already there), else why not. */
 export type CreateResult = string | undefined;
 
@@ -34,6 +37,8 @@ export class AclAuthorizer {
   private readonly allowIfNoAcl: boolean;
   /** The stored bindings by resource type, rebuilt on every change (checks far outnumber changes). */
   private byType = new Map<number, AclBinding[]>();
+  /** The bindings covering each (type, name) asked about, until the next change (bounded: cleared when full). */
+  private covering = new Map<string, readonly AclBinding[]>();
   /** Creations and deletions run one at a time, so each sees the one before (no duplicate from two racing creates). */
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -54,7 +59,7 @@ export class AclAuthorizer {
   authorize(principal: string, host: string, operation: OperationName, resourceType: ResourceTypeName, name: string): boolean {
     if (this.superUsers.has(principal)) return true;
     const op = AclOperation[operation];
-    const candidates = (this.byType.get(ResourceType[resourceType]) ?? []).filter((b) => patternCovers(b, name));
+    const candidates = this.coveringOf(ResourceType[resourceType], name);
     if (candidates.length === 0) return this.allowIfNoAcl;
     let allowed = false;
     for (const b of candidates) {
@@ -143,6 +148,17 @@ export class AclAuthorizer {
     return run;
   }
 
+  private coveringOf(type: number, name: string): readonly AclBinding[] {
+    const key = `${type}\0${name}`;
+    let found = this.covering.get(key);
+    if (found === undefined) {
+      found = (this.byType.get(type) ?? []).filter((b) => patternCovers(b, name));
+      if (this.covering.size >= COVERING_CACHE_ENTRIES) this.covering.clear();
+      this.covering.set(key, found);
+    }
+    return found;
+  }
+
   private index(): void {
     const byType = new Map<number, AclBinding[]>();
     for (const b of this.metadata.listAcls()) {
@@ -151,6 +167,7 @@ export class AclAuthorizer {
       byType.set(b.resourceType, list);
     }
     this.byType = byType;
+    this.covering = new Map();
   }
 }
 
