@@ -36,7 +36,7 @@ export class OffsetCommitHandler implements ApiHandler {
     // READ on the group, then READ on each topic, as Kafka asks.
     const groupAllowed = allowed(ctx, 'READ', 'GROUP', req.groupId);
     const codes = req.topics.map((t) => {
-      const topicAllowed = allowed(ctx, 'READ', 'TOPIC', t.name);
+      const topicAllowed = groupAllowed && allowed(ctx, 'READ', 'TOPIC', t.name);
       return t.partitions.map((p) =>
         !groupAllowed ? ErrorCode.GROUP_AUTHORIZATION_FAILED : !topicAllowed ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : partitionExists(this.topics, t.name, p.partitionIndex) ? ErrorCode.NONE : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
       );
