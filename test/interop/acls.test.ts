@@ -1,12 +1,13 @@
 // ACLs with Apache Kafka's own parts (kafka-tools 4.4 from Maven Central), one broker with an authorizer and
 // SASL PLAIN users (admin is a super user, alice is not):
-// - Kafka's Java producer (kafka-console-producer.sh) is refused with TopicAuthorizationException before any
-//   ACL, and produces once a PREFIXED Write ACL is added with kafka-acls.sh;
+// - Kafka's Java producer (kafka-verifiable-producer.sh, which prints each send's outcome) is refused with
+//   TopicAuthorizationException before any ACL, and produces once a PREFIXED Write ACL is added with kafka-acls.sh;
 // - the Java consumer reads with Read on the topic and its group, and reads nothing for a group it has no ACL
 //   for (the AdminClient, kafka-consumer-groups.sh, gets GroupAuthorizationException for that group);
 // - without Read, kcat, confluent-kafka-python and kafkajs get TOPIC_AUTHORIZATION_FAILED; a kafkajs
 //   transactional producer gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED until Write on its id is added;
 // - the AdminClient (kafka-topics.sh --list) sees only the topics alice may describe;
+// - (kafka-console-producer.sh would fail silently: the tools have no logger binding, so it is not used.)
 // - kafka-acls.sh lists (MATCH filter) and removes ACLs; they survive a restart (read back with kafkajs).
 // The README's ACL block runs here, line by line, in its order.
 import assert from 'node:assert/strict';
@@ -17,12 +18,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import kafkajsModule from 'kafkajs';
 import { Kafka, logLevel } from 'kafkajs';
-
-// kafkajs is CommonJS: its ACL enums are properties of the default export.
-const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } = kafkajsModule;
 import { startBroker, tempDir, type TestBroker } from '../helpers/broker.js';
 import { venvPython } from '../helpers/peers.js';
 import { runKafkaScript } from './clients/kafka-cli.js';
+
+// kafkajs is CommonJS: its ACL enums are properties of the default export.
+const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } = kafkajsModule;
 
 const lines = (s: string): string[] => s.split('\n').map((l) => l.trim()).filter((l) => l !== '');
 const run = promisify(execFile);
