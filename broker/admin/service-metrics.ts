@@ -49,6 +49,23 @@ export function registerServiceMetrics(metrics: BrokerMetrics, sources: ServiceM
   });
   const tiering = sources.tiering;
   if (tiering === undefined) return;
+  const backlogGauge = (name: string, help: string, value: (b: ReturnType<BrokerTiering['backlogs']>[number]) => number | undefined) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['topic'],
+      registers,
+      collect() {
+        this.reset();
+        for (const b of tiering.backlogs()) {
+          const v = value(b);
+          if (v !== undefined) this.set({ topic: b.topic }, v);
+        }
+      },
+    });
+  backlogGauge('floe_tiering_backlog_segments', 'Closed segments of a topic its table does not hold yet (waiting, being converted, or converted and not yet committed).', (b) => b.backlog.segments);
+  backlogGauge('floe_tiering_backlog_bytes', 'Bytes of those segments.', (b) => b.backlog.bytes);
+  backlogGauge('floe_tiering_backlog_eta_seconds', 'Time left of a large backlog (a backfill or catch-up) at the rate it has gone down so far.', (b) => b.progress?.etaSeconds);
   new Counter({
     name: 'floe_remote_fetches_total',
     help: 'Reads served from tiered storage (the Iceberg table\'s Parquet files) for Fetch requests below the local log start.',

@@ -239,7 +239,14 @@ function coerce(s: Setting, value: unknown): unknown {
   switch (s.type) {
     case 'int':
     case 'long': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
+      let n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
+      if (s.type === 'long' && typeof value === 'string' && /^-?\d+$/.test(value.trim())) {
+        // Kafka's "no limit" is Long.MAX_VALUE (9223372036854775807): any 64-bit value is accepted, and one
+        // beyond 2^53 means the same as 2^53 - 1 here (no setting counts that far).
+        const big = BigInt(value.trim());
+        if (big > 2n ** 63n - 1n || big < -(2n ** 63n)) return { error: `must fit in a 64-bit integer, got ${value.trim()}` };
+        n = Number(big > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : big < -BigInt(Number.MAX_SAFE_INTEGER) ? -BigInt(Number.MAX_SAFE_INTEGER) : big);
+      }
       if (!Number.isSafeInteger(n)) return { error: `must be a whole number, got '${String(value)}'` };
       if (s.type === 'int' && (n < -(2 ** 31) || n > 2 ** 31 - 1)) return { error: `must fit in a 32-bit integer, got ${n}` };
       if (s.min !== undefined && n < s.min) return { error: `must be at least ${s.min}, got ${n}` };

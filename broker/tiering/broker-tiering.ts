@@ -20,7 +20,7 @@
  * - Recovery from the warehouse alone: a partition whose local log is empty but whose table holds offsets up
  *   to C (the local disk was lost) starts its local log at C + 1; earlier offsets are served from the table.
  */
-import type { PartitionCompaction, TableExpiry, TableSnapshotInfo, TableStats, TieringObserver, TieringPlugin, TopicTieringConfig, TypedKeySettings, TypedValueSettings } from '../../tiering/plugin/api.js';
+import type { BacklogReport, PartitionCompaction, TableExpiry, TableSnapshotInfo, TableStats, TieringObserver, TieringPlugin, TopicBacklog, TopicTieringConfig, TypedKeySettings, TypedValueSettings } from '../../tiering/plugin/api.js';
 import { openIcebergTiering, type OpenedIcebergTiering } from '../../tiering/plugin/open-iceberg-tiering.js';
 import type { CacheStats, SegmentCodec } from '../../tiering/plugin/segment-codec.js';
 import type { BrokerConfig } from '../config/settings.js';
@@ -144,10 +144,17 @@ export class BrokerTiering implements RemoteLogReader {
       onError: (err, context) => tlog.warn('tiering step failed; it will be retried', { err, ...context }),
       ...(options.observer ? { observer: options.observer } : {}),
       waitForTransactions: true,
+      ...(config['remote.log.manager.copy.max.bytes.per.second'] < Number.MAX_SAFE_INTEGER ? { copyBytesPerSecond: config['remote.log.manager.copy.max.bytes.per.second'] } : {}),
+      onBacklog: (r) => logBacklog(tlog, r),
       maintenance: { intervalMs: config['iceberg.maintenance.interval.ms'], orphanWindowMs: config['iceberg.orphan.files.older.than.ms'] },
     });
     if (opened.restUrl !== undefined) tlog.info('iceberg REST catalog started', { url: opened.restUrl, warehouse: opened.warehouse });
     return new BrokerTiering(opened.plugin, opened, config, tlog, options.codec);
+  }
+
+  /** Topics whose tables lag behind their closed segments, with the progress of a backfill or catch-up. */
+  backlogs(): readonly TopicBacklog[] {
+    return this.plugin.backlogs();
   }
 
   /** The REST catalog's URL, when it runs. */
@@ -411,3 +418,22 @@ export class BrokerTiering implements RemoteLogReader {
   }
 }
 
+
+const MiB = 1024 * 1024;
+
+/** Log lines of a backfill or catch-up: its size when it starts, progress with the time left, the rate at the end. */
+function logBacklog(log: Logger, r: BacklogReport): void {
+  const fields = {
+    topic: r.topic,
+    segments: r.segments,
+    percent: Math.round(r.percent * 10) / 10,
+    doneMiB: Math.round((r.doneBytes / MiB) * 10) / 10,
+    totalMiB: Math.round((r.totalBytes / MiB) * 10) / 10,
+    mibPerSecond: Math.round((r.bytesPerSecond / MiB) * 10) / 10,
+    ...(r.etaSeconds !== undefined ? { etaSeconds: Math.ceil(r.etaSeconds) } : {}),
+    elapsedSeconds: Math.round(r.elapsedSeconds),
+  };
+  if (r.phase === 'started') log.info('tiering backlog: closed segments the table does not hold yet are being converted, oldest first', fields);
+  else if (r.phase === 'progress') log.info('tiering backlog progress', fields);
+  else log.info('tiering backlog done: the table holds every closed segment', fields);
+}

@@ -162,3 +162,11 @@ test("authorization settings: Kafka's authorizer names, super.users as principal
   assert.equal(load(['--super.users=User:admin;User:CN=ops,O=acme'])['super.users'], 'User:admin;User:CN=ops,O=acme');
   assert.throws(() => load(['--super.users=User:admin;ops']), /super\.users: 'ops' is not a principal/);
 });
+
+test('long settings take any 64-bit value, as Kafka does: Long.MAX_VALUE ("no limit") is accepted, beyond it is refused', () => {
+  const r = loadConfig({ argv: ['--remote.log.manager.copy.max.bytes.per.second=9223372036854775807', '--log.cleaner.io.max.bytes.per.second=9223372036854775807'], env: {} });
+  assert.ok(!r.help);
+  assert.equal(r.config['remote.log.manager.copy.max.bytes.per.second'], Number.MAX_SAFE_INTEGER);
+  assert.throws(() => loadConfig({ argv: ['--remote.log.manager.copy.max.bytes.per.second=9223372036854775808'], env: {} }), /must fit in a 64-bit integer/);
+  assert.throws(() => loadConfig({ argv: ['--remote.log.manager.copy.max.bytes.per.second=0'], env: {} }), /must be at least 1/);
+});
