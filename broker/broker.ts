@@ -19,6 +19,8 @@ import { ConnectionLimits, parseConnectionOverrides, resolveConnectionOverrides 
 import { TlsContext } from './security/tls.js';
 import { SaslAuthenticator } from './security/sasl-authenticator.js';
 import { SaslHandshakeHandler } from './handlers/sasl-handshake.js';
+import { CreateAclsHandler, DeleteAclsHandler, DescribeAclsHandler } from './handlers/acls.js';
+import { authorizerFor, type AclAuthorizer } from './security/acls/authorizer.js';
 import { DescribeClientQuotasHandler } from './handlers/describe-client-quotas.js';
 import { SaslAuthenticateHandler } from './handlers/sasl-authenticate.js';
 import { AlterUserScramCredentialsHandler, DescribeUserScramCredentialsHandler } from './handlers/user-scram-credentials.js';
@@ -95,6 +97,8 @@ export interface BrokerServices {
   readonly cleaner?: LogCleaner;
   /** SASL authentication, when a listener uses SASL_PLAINTEXT or SASL_SSL. */
   readonly sasl?: SaslAuthenticator;
+  /** ACL authorization, when authorizer.class.name is set (handlers see it through HandlerContext.access). */
+  readonly authorizer?: AclAuthorizer;
 }
 
 export interface BrokerStartOptions {
@@ -187,7 +191,10 @@ export class Broker {
       });
     }
 
-    const router = new Router(metrics);
+    const authorizer = authorizerFor(config, metadata);
+    // Refusals are logged as Kafka's authorizer logs them, rate-limited: a client retrying a refused request is no flood.
+    const deniedLog = new RateLimitedLog(log.child({ logger: 'authorizer' }));
+    const router = new Router(metrics, authorizer, (d) => deniedLog.warn('authorization denied', { ...d }));
     // The identity needs the bound port when the listener asks for port 0; handlers read it lazily.
     const endpoints = new Map<string, { host: string; port: number }>();
     const identity = { nodeId: config['node.id'], host: '', port: 0, clusterId: metadata.clusterId, endpoints };
@@ -230,7 +237,7 @@ export class Broker {
     const transactions = await Transactions.open({ dataDir, settings: config, metadata, topics, appender, offsets: groups.offsets.store, log: log.child({ logger: 'transactions' }) });
     readiness.done('transactions');
     const cleaner = config['log.cleaner.enable'] ? startLogCleaner(config, logs, appender, tiering, log.child({ logger: 'log-cleaner' })) : undefined;
-    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, ...(tiering ? { tiering } : {}), ...(cleaner ? { cleaner } : {}), ...(sasl ? { sasl } : {}) };
+    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, ...(tiering ? { tiering } : {}), ...(cleaner ? { cleaner } : {}), ...(sasl ? { sasl } : {}), ...(authorizer ? { authorizer } : {}) };
     const broker = new Broker(services, servers, tls, router, readiness, admin);
     for (const handler of defaultHandlers(services)) router.register(handler);
     admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: connectionCount, connectionsRefused: () => limits.refused(), tiering, topics, cleaner });
@@ -404,6 +411,9 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new ListTransactionsHandler(s.transactions.coordinator),
     new SaslHandshakeHandler(s.sasl),
     new SaslAuthenticateHandler(s.sasl),
+    new DescribeAclsHandler(s.authorizer),
+    new CreateAclsHandler(s.authorizer, child('acls')),
+    new DeleteAclsHandler(s.authorizer, child('acls')),
     new DescribeClientQuotasHandler(),
     new DescribeUserScramCredentialsHandler(s.metadata),
     new AlterUserScramCredentialsHandler(s.metadata, child('scram-credentials')),

@@ -21,6 +21,8 @@ const FETCH_KEY = 1;
 /** Record sets at least this large go to the socket as their own buffers; smaller ones are cheaper to copy. */
 const SPLICE_MIN_BYTES = 16 * 1024;
 import type { ApiHandler, Body } from './handlers/handler.js';
+import { accessFor, type Denial } from './security/acls/access.js';
+import type { AclAuthorizer } from './security/acls/authorizer.js';
 
 export const API_VERSIONS_KEY = 18;
 const API_VERSIONS_MAX = 4;
@@ -37,7 +39,13 @@ export class Router {
   private readonly handlers = new Map<number, ApiHandler>();
   private readonly trailing = new Map<number, number>();
 
-  constructor(private readonly observer?: RequestObserver) {}
+  constructor(
+    private readonly observer?: RequestObserver,
+    /** With an authorizer, every request carries its principal's Access; handlers check it. */
+    private readonly authorizer?: AclAuthorizer,
+    /** Told about every refused operation (the broker logs them, rate-limited). */
+    private readonly onDenied?: (d: Denial) => void,
+  ) {}
 
   /** How many requests of each API key carried bytes after their body (ignored, as Kafka does). */
   requestsWithTrailingBytes(): ReadonlyMap<number, number> {
@@ -107,7 +115,8 @@ export class Router {
     if (apiVersion < handler.minVersion || apiVersion > handler.maxVersion) {
       throw new RouterError(`unsupported version ${apiVersion} of API ${apiKey} (we serve ${handler.minVersion}-${handler.maxVersion})`, conn);
     }
-    const result = handler.handle(request.body as Body, { header, apiVersion, conn });
+    const ctx = this.authorizer === undefined ? { header, apiVersion, conn } : { header, apiVersion, conn, access: accessFor(this.authorizer, conn, this.onDenied) };
+    const result = handler.handle(request.body as Body, ctx);
     const encode = (body: Body | undefined): ResponseFrame | undefined => {
       if (body === undefined) return undefined;
       // Fetch responses carry their record sets by reference: the segment bytes are not copied again.

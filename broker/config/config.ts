@@ -114,6 +114,9 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
   for (const [name, port] of taken) {
     if (adminPort > 0 && adminPort === port) problems.push(`admin.port ${adminPort} is also ${name}; give them different ports (0 picks a free one, -1 turns the admin port off)`);
   }
+  for (const u of String(out['super.users']).split(';').map((x) => x.trim()).filter((x) => x !== '')) {
+    if (!/^[^:]+:.+$/.test(u)) problems.push(`super.users: '${u}' is not a principal; write Type:name, semicolon-separated (User:admin;User:ops)`);
+  }
   const connectionOverrides = parseConnectionOverrides(out['max.connections.per.ip.overrides'] as string);
   problems.push(...connectionOverrides.problems);
   if (out['max.connections.per.ip'] === 0 && connectionOverrides.overrides.size === 0) {

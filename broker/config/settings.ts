@@ -47,6 +47,10 @@ export const SETTINGS = Object.freeze([
   { key: 'sasl.plain.users.file', type: 'string', default: '', doc: 'File of PLAIN users, one user=password per line (# comments); re-read when it changes.' },
   { key: 'connection.failed.authentication.delay.ms', type: 'int', default: 100, min: 0, doc: 'Delay before the answer to a failed authentication, after which the connection is closed (one failure per connection, as in Kafka).' },
   { key: 'connections.max.reauth.ms', type: 'long', default: 0, min: 0, doc: 'Longest SASL session: a client must re-authenticate (KIP-368) within this long or its connection is closed; told to clients in SaslAuthenticate v1+ (0: sessions never expire).' },
+  // Authorization (ACLs: kafka-acls, CreateAcls/DescribeAcls/DeleteAcls)
+  { key: 'authorizer.class.name', type: 'enum', default: '', values: ['', 'org.apache.kafka.metadata.authorizer.StandardAuthorizer', 'kafka.security.authorizer.AclAuthorizer', 'kafka.security.auth.SimpleAclAuthorizer'], doc: 'Turns ACL authorization on: Kafka\'s authorizer names are accepted (org.apache.kafka.metadata.authorizer.StandardAuthorizer, kafka.security.authorizer.AclAuthorizer) and all mean Floe\'s ACL authorizer; ACLs are kept in the data directory. Empty: no authorization, every principal may do everything.' },
+  { key: 'super.users', type: 'string', default: '', doc: 'Principals that pass every authorization check, semicolon-separated as in Kafka (User:admin;User:CN=ops,O=example).' },
+  { key: 'allow.everyone.if.no.acl.found', type: 'bool', default: false, doc: 'With an authorizer: allow an operation on a resource that no ACL names at all (false: deny by default, as Kafka).' },
   // Network
   { key: 'socket.request.max.bytes', type: 'int', default: 100 * 1024 * 1024, min: 1024, doc: 'Largest request frame accepted; a larger frame closes the connection.' },
   { key: 'connections.max.idle.ms', type: 'long', default: 600_000, min: 0, doc: 'Idle connections are closed after this long (0 disables).' },
