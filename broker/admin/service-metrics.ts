@@ -6,6 +6,7 @@
 import { Counter, Gauge } from 'prom-client';
 import type { Router } from '../router.js';
 import type { BrokerTiering } from '../tiering/broker-tiering.js';
+import type { AuthenticationCounts } from './admin-port.js';
 import { apiName, type BrokerMetrics } from './broker-metrics.js';
 
 export interface ServiceMetricsSources {
@@ -14,6 +15,7 @@ export interface ServiceMetricsSources {
   readonly connections: () => number;
   /** Connections refused by max.connections.per.ip, per listener. */
   readonly connectionsRefused: () => ReadonlyMap<string, number>;
+  readonly authentication: () => AuthenticationCounts;
   readonly tiering?: BrokerTiering | undefined;
 }
 
@@ -35,6 +37,26 @@ export function registerServiceMetrics(metrics: BrokerMetrics, sources: ServiceM
     collect() {
       this.reset();
       for (const [listener, n] of sources.connectionsRefused()) this.inc({ listener }, n);
+    },
+  });
+  new Counter({
+    name: 'floe_sasl_authentications_total',
+    help: 'SASL authentications (re-authentications included), by listener, mechanism and result (success or failure).',
+    labelNames: ['listener', 'mechanism', 'result'],
+    registers,
+    collect() {
+      this.reset();
+      for (const o of sources.authentication().sasl) this.inc({ listener: o.listener, mechanism: o.mechanism, result: o.result }, o.count);
+    },
+  });
+  new Counter({
+    name: 'floe_tls_handshake_failures_total',
+    help: 'TLS connections refused before a request: failed handshakes (plaintext clients, untrusted or expired certificates) and offered client certificates that do not verify, by listener.',
+    labelNames: ['listener'],
+    registers,
+    collect() {
+      this.reset();
+      for (const o of sources.authentication().tlsHandshakeFailures) this.inc({ listener: o.listener }, o.count);
     },
   });
   new Counter({

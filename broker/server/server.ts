@@ -58,6 +58,11 @@ export class KafkaServer {
     }
   }
 
+  /** Whether this listener speaks TLS (SSL, SASL_SSL). */
+  get tls(): boolean {
+    return this.options.tls !== undefined;
+  }
+
   get name(): string {
     return this.options.listener?.name ?? 'PLAINTEXT';
   }
