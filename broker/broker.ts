@@ -3,20 +3,24 @@
  * and shuts them down in order (stop accepting, finish in-flight requests, flush and close logs). The admin
  * HTTP port (broker/admin: health, readiness, metrics) starts first and stops last, so both can be watched.
  */
+import { lookup } from 'node:dns/promises';
 import { join } from 'node:path';
 import { setLogAppendTime } from '../protocol/record-batch/record-batch.js';
 import { parseListeners, usesSasl, usesTls, type ListenerSpec } from './config/listeners.js';
 import type { BrokerConfig } from './config/settings.js';
-import type { Logger } from './logger.js';
+import { RateLimitedLog, type Logger } from './logger.js';
 import { LogManager, type TopicPartition } from './log/log-manager.js';
 import { LogCleaner } from './log/cleaner/log-cleaner.js';
 import { EmbeddedMetadataStore } from './metadata/embedded-metadata-store.js';
 import type { MetadataStore } from './metadata/metadata-store.js';
 import { Router } from './router.js';
 import { KafkaServer } from './server/server.js';
+import { ConnectionLimits, parseConnectionOverrides, resolveConnectionOverrides } from './server/connection-limits.js';
 import { TlsContext } from './security/tls.js';
 import { SaslAuthenticator } from './security/sasl-authenticator.js';
 import { SaslHandshakeHandler } from './handlers/sasl-handshake.js';
+import { CreateAclsHandler, DeleteAclsHandler, DescribeAclsHandler } from './handlers/acls.js';
+import { authorizerFor, type AclAuthorizer } from './security/acls/authorizer.js';
 import { DescribeClientQuotasHandler } from './handlers/describe-client-quotas.js';
 import { SaslAuthenticateHandler } from './handlers/sasl-authenticate.js';
 import { AlterUserScramCredentialsHandler, DescribeUserScramCredentialsHandler } from './handlers/user-scram-credentials.js';
@@ -93,6 +97,8 @@ export interface BrokerServices {
   readonly cleaner?: LogCleaner;
   /** SASL authentication, when a listener uses SASL_PLAINTEXT or SASL_SSL. */
   readonly sasl?: SaslAuthenticator;
+  /** ACL authorization, when authorizer.class.name is set (handlers see it through HandlerContext.access). */
+  readonly authorizer?: AclAuthorizer;
 }
 
 export interface BrokerStartOptions {
@@ -185,11 +191,20 @@ export class Broker {
       });
     }
 
-    const router = new Router(metrics);
+    const authorizer = authorizerFor(config, metadata);
+    // Refusals are logged as Kafka's authorizer logs them, rate-limited: a client retrying a refused request is no flood.
+    const deniedLog = new RateLimitedLog(log.child({ logger: 'authorizer' }));
+    const router = new Router(metrics, authorizer, (d) => deniedLog.warn('authorization denied', { ...d }));
     // The identity needs the bound port when the listener asks for port 0; handlers read it lazily.
     const endpoints = new Map<string, { host: string; port: number }>();
     const identity = { nodeId: config['node.id'], host: '', port: 0, clusterId: metadata.clusterId, endpoints };
     const sasl = parsed.listeners.some((l) => usesSasl(l.protocol)) ? new SaslAuthenticator(config, metadata, log.child({ logger: 'sasl' })) : undefined;
+    // Garbage from clients is logged, but a flood of it is not a flood of lines.
+    const badInputLog = new RateLimitedLog(log.child({ logger: 'server' }));
+    const limits = new ConnectionLimits(
+      config['max.connections.per.ip'],
+      await resolveConnectionOverrides(parseConnectionOverrides(config['max.connections.per.ip.overrides']).overrides, async (host) => (await lookup(host, { all: true })).map((a) => a.address)),
+    );
     const servers = parsed.listeners.map(
       (listener) =>
         new KafkaServer(
@@ -204,6 +219,8 @@ export class Broker {
             maxUnsentBytes: config['socket.send.buffer.max.bytes'],
             idleMs: config['connections.max.idle.ms'],
             ...(metrics ? { traffic: metrics.traffic } : {}),
+            badInputLog,
+            limits,
           },
           log.child({ logger: 'server', listener: listener.name }),
         ),
@@ -220,10 +237,10 @@ export class Broker {
     const transactions = await Transactions.open({ dataDir, settings: config, metadata, topics, appender, offsets: groups.offsets.store, log: log.child({ logger: 'transactions' }) });
     readiness.done('transactions');
     const cleaner = config['log.cleaner.enable'] ? startLogCleaner(config, logs, appender, tiering, log.child({ logger: 'log-cleaner' })) : undefined;
-    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, ...(tiering ? { tiering } : {}), ...(cleaner ? { cleaner } : {}), ...(sasl ? { sasl } : {}) };
+    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, ...(tiering ? { tiering } : {}), ...(cleaner ? { cleaner } : {}), ...(sasl ? { sasl } : {}), ...(authorizer ? { authorizer } : {}) };
     const broker = new Broker(services, servers, tls, router, readiness, admin);
     for (const handler of defaultHandlers(services)) router.register(handler);
-    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: connectionCount, tiering, topics, cleaner });
+    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: connectionCount, connectionsRefused: () => limits.refused(), authentication: () => ({ sasl: [...(sasl?.outcomes.values() ?? [])], tlsHandshakeFailures: servers.filter((sv) => sv.tls).map((sv) => ({ listener: sv.name, count: sv.tlsHandshakeFailures })) }), tiering, topics, cleaner });
 
     if (config['schema.registry.port'] !== -1) {
       try {
@@ -394,6 +411,9 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new ListTransactionsHandler(s.transactions.coordinator),
     new SaslHandshakeHandler(s.sasl),
     new SaslAuthenticateHandler(s.sasl),
+    new DescribeAclsHandler(s.authorizer),
+    new CreateAclsHandler(s.authorizer, child('acls')),
+    new DeleteAclsHandler(s.authorizer, child('acls')),
     new DescribeClientQuotasHandler(),
     new DescribeUserScramCredentialsHandler(s.metadata),
     new AlterUserScramCredentialsHandler(s.metadata, child('scram-credentials')),

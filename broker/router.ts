@@ -13,10 +13,16 @@
  * With a RequestObserver (metrics on), every request is timed from the decode to the encoded response and
  * reported once, answered or failed; without one, the path is the same as before, untimed.
  */
-import { decodeRequest, encodeResponse, isProtocolError, type DecodedRequest } from '../protocol/index.js';
+import { decodeRequest, encodeResponse, encodeResponseChunks, isProtocolError, type DecodedRequest } from '../protocol/index.js';
 import { ErrorCode } from '../protocol/error-codes.js';
-import type { ConnectionInfo, FrameHandler } from './server/connection.js';
+import type { ConnectionInfo, FrameHandler, ResponseFrame } from './server/connection.js';
+
+const FETCH_KEY = 1;
+/** Record sets at least this large go to the socket as their own buffers; smaller ones are cheaper to copy. */
+const SPLICE_MIN_BYTES = 16 * 1024;
 import type { ApiHandler, Body } from './handlers/handler.js';
+import { accessFor, type Denial } from './security/acls/access.js';
+import type { AclAuthorizer } from './security/acls/authorizer.js';
 
 export const API_VERSIONS_KEY = 18;
 const API_VERSIONS_MAX = 4;
@@ -33,7 +39,13 @@ export class Router {
   private readonly handlers = new Map<number, ApiHandler>();
   private readonly trailing = new Map<number, number>();
 
-  constructor(private readonly observer?: RequestObserver) {}
+  constructor(
+    private readonly observer?: RequestObserver,
+    /** With an authorizer, every request carries its principal's Access; handlers check it. */
+    private readonly authorizer?: AclAuthorizer,
+    /** Told about every refused operation (the broker logs them, rate-limited). */
+    private readonly onDenied?: (d: Denial) => void,
+  ) {}
 
   /** How many requests of each API key carried bytes after their body (ignored, as Kafka does). */
   requestsWithTrailingBytes(): ReadonlyMap<number, number> {
@@ -84,7 +96,7 @@ export class Router {
     }
   };
 
-  private route(frame: Buffer, conn: ConnectionInfo, decoded?: (apiKey: number) => void): Promise<Buffer | undefined> | Buffer | undefined {
+  private route(frame: Buffer, conn: ConnectionInfo, decoded?: (apiKey: number) => void): Promise<ResponseFrame | undefined> | ResponseFrame | undefined {
     let request: DecodedRequest;
     try {
       request = decodeRequest(frame);
@@ -103,8 +115,13 @@ export class Router {
     if (apiVersion < handler.minVersion || apiVersion > handler.maxVersion) {
       throw new RouterError(`unsupported version ${apiVersion} of API ${apiKey} (we serve ${handler.minVersion}-${handler.maxVersion})`, conn);
     }
-    const result = handler.handle(request.body as Body, { header, apiVersion, conn });
-    const encode = (body: Body | undefined) => (body === undefined ? undefined : encodeResponse(header, apiKey, apiVersion, body));
+    const ctx = this.authorizer === undefined ? { header, apiVersion, conn } : { header, apiVersion, conn, access: accessFor(this.authorizer, conn, this.onDenied) };
+    const result = handler.handle(request.body as Body, ctx);
+    const encode = (body: Body | undefined): ResponseFrame | undefined => {
+      if (body === undefined) return undefined;
+      // Fetch responses carry their record sets by reference: the segment bytes are not copied again.
+      return apiKey === FETCH_KEY ? encodeResponseChunks(header, apiKey, apiVersion, body, SPLICE_MIN_BYTES) : encodeResponse(header, apiKey, apiVersion, body);
+    };
     return result instanceof Promise ? result.then(encode) : encode(result);
   }
 

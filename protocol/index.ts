@@ -68,6 +68,12 @@ export interface Protocol {
   decodeRequestHeader(frame: Buffer, limits?: Partial<DecodeLimits>): DecodedRequestHeader;
   decodeRequest(frame: Buffer, limits?: Partial<DecodeLimits>): DecodedRequest;
   encodeResponse(header: ResponseHeader, apiKey: number, apiVersion: number, body: object): Buffer;
+  /**
+   * encodeResponse as buffers to write in order (a vectored write), with record sets of at least
+   * `spliceMinBytes` referenced rather than copied: a Fetch response's segment bytes go to the socket as
+   * they were read. The record buffers must stay unchanged until the chunks are written.
+   */
+  encodeResponseChunks(header: ResponseHeader, apiKey: number, apiVersion: number, body: object, spliceMinBytes: number): Buffer[];
   encodeRequest(header: RequestHeader, body: object): Buffer;
   decodeResponse(apiKey: number, apiVersion: number, frame: Buffer, limits?: Partial<DecodeLimits>): DecodedResponse;
   /** The versions declared for an API, or undefined if the API is not declared. */
@@ -162,6 +168,26 @@ export function createProtocol(apis: ReadonlyMap<number, ApiSpec>): Protocol {
       return finishFrame();
     },
 
+    encodeResponseChunks(header, apiKey, apiVersion, body, spliceMinBytes) {
+      const spec = lookup(apiKey, apiVersion, 'response');
+      const codec = messageCodec(spec, apiVersion);
+      writer.reset().spliceRecords(spliceMinBytes).int32(0);
+      writeResponseHeader(writer, header, responseHeaderVersion(apiKey, codec.flexible));
+      try {
+        codec.encode(writer, body);
+      } catch (e) {
+        writer.reset();
+        throw e instanceof ProtocolError ? e.withContext({ apiKey, apiVersion }) : e;
+      }
+      writer.int32At(0, writer.totalLength - 4);
+      const chunks = writer.toChunks();
+      const own = writer.length;
+      // Forget the references: the writer outlives this response.
+      writer.reset();
+      if (own > RETAINED_WRITER_BYTES) writer = new Writer(64 * 1024);
+      return chunks;
+    },
+
     encodeRequest(header, body) {
       const spec = lookup(header.apiKey, header.apiVersion, 'request');
       const codec = messageCodec(spec, header.apiVersion);
@@ -207,6 +233,7 @@ export const protocol: Protocol = createProtocol(API_SPECS);
 export const decodeRequestHeader = protocol.decodeRequestHeader;
 export const decodeRequest = protocol.decodeRequest;
 export const encodeResponse = protocol.encodeResponse;
+export const encodeResponseChunks = protocol.encodeResponseChunks;
 export const encodeRequest = protocol.encodeRequest;
 export const decodeResponse = protocol.decodeResponse;
 export const supportedVersions = protocol.supportedVersions;

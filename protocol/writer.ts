@@ -13,6 +13,13 @@ const INT64_MAX = (1n << 63n) - 1n;
 export class Writer {
   private buf: Buffer;
   private pos = 0;
+  /**
+   * Spliced record sets (see `spliceRecords`): external buffers that belong on the wire at the given
+   * position of the written bytes, referenced rather than copied.
+   */
+  private spliced: { at: number; buf: Uint8Array }[] = [];
+  private splicedBytes = 0;
+  private spliceMin = Infinity;
 
   constructor(initialCapacity = 1024) {
     this.buf = Buffer.allocUnsafe(Math.max(16, initialCapacity));
@@ -23,19 +30,57 @@ export class Writer {
     return this.pos;
   }
 
-  /** Forget what was written; keep the buffer for the next message. */
+  /** Forget what was written (and any splicing); keep the buffer for the next message. */
   reset(): this {
     this.pos = 0;
+    this.spliced = [];
+    this.splicedBytes = 0;
+    this.spliceMin = Infinity;
     return this;
+  }
+
+  /**
+   * From now until `reset()`, record sets (`records`) of at least `minBytes` are not copied: the writer
+   * keeps a reference and `toChunks()` hands them out between copies of the bytes around them, so a
+   * fetched segment's bytes reach the socket without passing through this buffer. The caller must not
+   * change a spliced buffer until the chunks are written.
+   */
+  spliceRecords(minBytes: number): this {
+    this.spliceMin = minBytes;
+    return this;
+  }
+
+  /** Bytes of the message: those written here plus those spliced in. */
+  get totalLength(): number {
+    return this.pos + this.splicedBytes;
+  }
+
+  /**
+   * The message as buffers to write in order: copies of the bytes written here (which the caller owns),
+   * with the spliced record sets in between, by reference. One buffer when nothing was spliced.
+   */
+  toChunks(): Buffer[] {
+    if (this.spliced.length === 0) return [this.toBuffer()];
+    const out: Buffer[] = [];
+    let from = 0;
+    for (const { at, buf } of this.spliced) {
+      if (at > from) out.push(Buffer.from(this.buf.subarray(from, at)));
+      out.push(Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength));
+      from = at;
+    }
+    if (this.pos > from) out.push(Buffer.from(this.buf.subarray(from, this.pos)));
+    return out;
   }
 
   /** The written bytes as a view of the internal buffer (no copy). Invalid after the next write or reset. */
   view(): Buffer {
+    if (this.spliced.length > 0) throw new ProtocolError('INVALID_VALUE', 'view() of a writer holding spliced record sets; use toChunks()');
     return this.buf.subarray(0, this.pos);
   }
 
-  /** A copy of the written bytes that the caller owns. */
+  /** A copy of the written bytes (spliced record sets included) that the caller owns. */
   toBuffer(): Buffer {
+    if (this.spliced.length > 0) return Buffer.concat(this.toChunks(), this.totalLength);
     const out = Buffer.allocUnsafe(this.pos);
     this.buf.copy(out, 0, 0, this.pos);
     return out;
@@ -211,6 +256,20 @@ export class Writer {
   bytes(v: Uint8Array, compact = false): this {
     if (v === null) throw new ProtocolError('INVALID_VALUE', 'null bytes where the field is not nullable');
     return this.nullableBytes(v, compact);
+  }
+
+  /**
+   * A record set (the `records` type): written as nullable bytes, or spliced in by reference when
+   * `spliceRecords` is on and it is large enough.
+   */
+  records(v: Uint8Array | null, compact = false): this {
+    if (v === null || v.length < this.spliceMin) return this.nullableBytes(v, compact);
+    if (!(v instanceof Uint8Array)) throw new ProtocolError('INVALID_VALUE', `expected a Buffer, got ${typeof v}`);
+    if (compact) this.uvarint(v.length + 1);
+    else this.int32(v.length);
+    this.spliced.push({ at: this.pos, buf: v });
+    this.splicedBytes += v.length;
+    return this;
   }
 
   compactBytes(v: Uint8Array): this {

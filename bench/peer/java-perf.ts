@@ -31,6 +31,10 @@ export interface ProducerPerfOptions {
   readonly acks: '1' | 'all';
   readonly batchSize: number;
   readonly compression: 'none' | 'lz4' | 'zstd' | 'snappy' | 'gzip';
+  /** Transactions of this many milliseconds each (the tool commits when one has lasted that long); none when absent. */
+  readonly transactionDurationMs?: number;
+  /** More producer properties (`security.protocol=SSL`, ...). */
+  readonly clientProps?: readonly string[];
 }
 
 export interface ProducerPerfResult {
@@ -61,6 +65,8 @@ export async function producerPerf(o: ProducerPerfOptions): Promise<ProducerPerf
       `buffer.memory=${Math.max(33554432, 8 * o.batchSize)}`,
       'linger.ms=5',
       `compression.type=${o.compression}`,
+      ...(o.clientProps ?? []),
+      ...(o.transactionDurationMs !== undefined ? ['--transaction-duration-ms', String(o.transactionDurationMs), '--transactional-id', `perf-${o.topic}`] : []),
     ],
     600_000,
   );
@@ -81,11 +87,11 @@ export interface ConsumerPerfResult {
 }
 
 /** One ConsumerPerformance run reading `records` records of `topic` from the start, in group `group`. */
-export async function consumerPerf(port: number, topic: string, records: number, group: string): Promise<ConsumerPerfResult> {
+export async function consumerPerf(port: number, topic: string, records: number, group: string, clientProps: readonly string[] = []): Promise<ConsumerPerfResult> {
   const out = await runJava(
     'org.apache.kafka.tools.ConsumerPerformance',
     // From the earliest offset (the tool's default without --from-latest).
-    ['--bootstrap-server', `127.0.0.1:${port}`, '--topic', topic, '--num-records', String(records), '--group', group, '--timeout', '60000'],
+    ['--bootstrap-server', `127.0.0.1:${port}`, '--topic', topic, '--num-records', String(records), '--group', group, '--timeout', '60000', ...clientProps.flatMap((p) => ['--command-property', p])],
     600_000,
   );
   // start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec

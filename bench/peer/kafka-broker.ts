@@ -40,15 +40,20 @@ async function freePort(): Promise<number> {
 export interface KafkaPeer {
   readonly child: ChildProcess;
   readonly port: number;
+  /** The SSL listener's port, when started with `ssl`. */
+  readonly sslPort: number | undefined;
   readonly pid: number;
   stop(): Promise<void>;
 }
 
 /** Formats `dir` and starts Kafka on free ports; resolves once it creates and deletes a topic. */
-export async function startKafka(dir: string): Promise<KafkaPeer> {
+export async function startKafka(dir: string, options: { ssl?: { keystore: string; password: string } } = {}): Promise<KafkaPeer> {
   const cp = kafkaClasspath();
   const port = await freePort();
   const controller = await freePort();
+  const ssl = options.ssl;
+  const sslPort = ssl === undefined ? undefined : await freePort();
+  const sslListener = sslPort === undefined ? '' : `,SSL://127.0.0.1:${sslPort}`;
   const props = join(dir, 'server.properties');
   writeFileSync(
     props,
@@ -56,8 +61,9 @@ export async function startKafka(dir: string): Promise<KafkaPeer> {
       'process.roles=broker,controller',
       'node.id=1',
       `controller.quorum.bootstrap.servers=127.0.0.1:${controller}`,
-      `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controller}`,
-      `advertised.listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controller}`,
+      `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controller}${sslListener}`,
+      `advertised.listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controller}${sslListener}`,
+      ...(ssl === undefined ? [] : ['ssl.keystore.type=PKCS12', `ssl.keystore.location=${ssl.keystore}`, `ssl.keystore.password=${ssl.password}`]),
       'inter.broker.listener.name=PLAINTEXT',
       'controller.listener.names=CONTROLLER',
       'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL',
@@ -121,6 +127,7 @@ export async function startKafka(dir: string): Promise<KafkaPeer> {
   return {
     child,
     port,
+    sslPort,
     pid: child.pid!,
     async stop() {
       if (dead) return;

@@ -9,25 +9,24 @@
 //          --compression=none,lz4 --record-size=1024 --latency-seconds=20 --build=src|dist
 //          --floe-flags="--iceberg.enabled.default=false ..." (extra Floe settings)
 // --quick: 2 runs of 48 MiB, 1 and 8 partitions, 16 KiB batches, 8 s latency runs (under 5 minutes idle).
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execSync } from 'node:child_process';
 import { BenchArgs } from '../lib/args.js';
-import { createTopic, deleteTopic, logEndOffsets } from '../lib/admin.js';
 import { LoadClient } from '../lib/load-client.js';
-import { spawnFloe, type Build, type ChildServer } from '../lib/processes.js';
+import type { Build } from '../lib/processes.js';
 import { formatSize, mbPerSec, median, MiB } from '../lib/stats.js';
 import { formatMarkdownTable, formatTable, progress, type Cell } from '../lib/table.js';
 import { PRODUCE_VERSION, produceWorkload, type LoadRequest } from '../lib/workload.js';
 import { decodeResponse } from '../../protocol/index.js';
+import { peakRssBytes } from '../lib/proc-stats.js';
+import { consumerPerf, producerPerf, type ProducerPerfOptions } from './java-perf.js';
+import { ratio, startPeers, stat, withTopic, type Name, type Peer, type Peers } from './peers.js';
 
 interface ProduceResponse {
   responses: { partitionResponses: { errorCode: number }[] }[];
 }
-import { consumerPerf, producerPerf, type ProducerPerfOptions } from './java-perf.js';
-import { startKafka, type KafkaPeer } from './kafka-broker.js';
-import { cpuSeconds, peakRssBytes } from '../lib/proc-stats.js';
 
 const args = new BenchArgs(
   process.argv.slice(2),
@@ -46,16 +45,6 @@ const build = args.string('build', 'src') as Build;
 const floeFlags = args.string('floe-flags', '').split(' ').filter((f) => f !== '');
 const loadClientMs = quick ? 1000 : 3000;
 
-type Name = 'floe' | 'kafka';
-interface Peer {
-  readonly name: Name;
-  readonly port: number;
-  readonly pid: number;
-  admin: LoadClient;
-  cpu: number;
-  produced: number;
-}
-
 interface Config {
   readonly partitions: number;
   readonly batch: number;
@@ -64,49 +53,13 @@ interface Config {
 }
 
 const label = (c: Config) => `${c.partitions}p ${formatSize(c.batch)} acks=${c.acks} ${c.compression}`;
-let topicSeq = 0;
-
-/** Median and spread ((max - min) / median) of samples. */
-function stat(xs: readonly number[]): { median: number; spread: string } {
-  const m = median(xs);
-  return { median: m, spread: xs.length < 2 || m === 0 ? '-' : `±${((50 * (Math.max(...xs) - Math.min(...xs))) / m).toFixed(0)}%` };
-}
-const ratio = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(2)}x` : '-');
-
-/** Creates a topic and checks, after the load, that its log holds exactly `records` acknowledged records. */
-async function withTopic<T>(peer: Peer, partitions: number, run: (topic: string) => Promise<T>, expected: (r: T) => number, keep = false): Promise<T> {
-  const topic = `peer-${peer.name}-${topicSeq++}`;
-  await createTopic(peer.admin, topic, partitions);
-  const before = cpuSeconds(peer.pid);
-  const r = await run(topic);
-  peer.cpu += cpuSeconds(peer.pid) - before;
-  const ends = await logEndOffsets(peer.admin, topic, partitions);
-  const stored = ends.reduce((a, b) => a + Number(b), 0);
-  if (stored !== expected(r)) throw new Error(`${peer.name} ${topic}: ${expected(r)} records acknowledged, ${stored} in the log`);
-  if (!keep) await deleteTopic(peer.admin, topic);
-  return r;
-}
 
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'floe-peer-bench-'));
-  let kafka: KafkaPeer | undefined;
-  let floe: ChildServer | undefined;
-  const peers: Peer[] = [];
+  let started: Peers | undefined;
   try {
-    await mkdir(join(work, 'kafka'));
-    progress(`starting Apache Kafka (KRaft, one node) in ${work}/kafka`);
-    kafka = await startKafka(join(work, 'kafka'));
-    progress(`starting Floe (${build}) in ${work}/floe`);
-    floe = await spawnFloe({
-      dataDir: join(work, 'floe', 'log'),
-      build,
-      flags: [`--iceberg.warehouse=${join(work, 'floe', 'warehouse')}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1', '--schema.registry.port=0', '--schema.registry.host=127.0.0.1', ...floeFlags],
-    });
-    peers.push(
-      { name: 'floe', port: floe.port, pid: floe.child.pid!, admin: await LoadClient.connect(floe.port, 1), cpu: 0, produced: 0 },
-      { name: 'kafka', port: kafka.port, pid: kafka.pid, admin: await LoadClient.connect(kafka.port, 1), cpu: 0, produced: 0 },
-    );
-    const order = (k: number): Peer[] => (k % 2 === 0 ? peers : [...peers].reverse());
+    started = await startPeers(work, build, floeFlags);
+    const { peers, order } = started;
 
     // 1. Produce throughput with ProducerPerformance, every configuration, `runs` times.
     const configs: Config[] = [];
@@ -271,8 +224,7 @@ async function main(): Promise<void> {
     console.log(`${setup}\n`);
     for (const [title, h, r] of sections) console.log(`**${title}**\n\n${formatMarkdownTable(h, r)}\n`);
   } finally {
-    await Promise.allSettled(peers.map((p) => p.admin.close()));
-    await Promise.allSettled([kafka?.stop(), floe?.stop()]);
+    await started?.stop();
     await rm(work, { recursive: true, force: true });
   }
 }

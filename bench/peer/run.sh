@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # Floe against Apache Kafka on this machine, from nothing: installs Node dependencies and Kafka's jars when
 # they are missing, then runs bench/peer/peer.bench.ts with the given options (--quick for a run under 5
-# minutes; --help lists the rest). The ratio tables go to stdout, progress to stderr.
+# minutes; --help lists the rest), or with a first argument `transactions` bench/peer/transactions.bench.ts
+# (transactional against plain produce), or `tls` bench/peer/tls.bench.ts (TLS against plaintext). The
+# ratio tables go to stdout, progress to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 [[ -d node_modules ]] || npm ci --no-audit --no-fund
 bash bench/peer/install.sh >&2
-exec npx tsx bench/peer/peer.bench.ts "$@"
+bench=bench/peer/peer.bench.ts
+case "${1:-}" in
+  transactions | tls)
+    bench="bench/peer/$1.bench.ts"
+    shift
+    ;;
+esac
+exec npx tsx "$bench" "$@"

@@ -27,12 +27,21 @@ import { registerCleanerMetrics } from './cleaner-metrics.js';
 import type { LogCleanerMetrics } from '../log/cleaner/log-cleaner.js';
 import { registerQualityMetrics, registerTableMetrics } from './table-metrics.js';
 
+export interface AuthenticationCounts {
+  readonly sasl: readonly { readonly listener: string; readonly mechanism: string; readonly result: 'success' | 'failure'; readonly count: number }[];
+  readonly tlsHandshakeFailures: readonly { readonly listener: string; readonly count: number }[];
+}
+
 export interface AdminSources {
   readonly logs: LogManager;
   readonly metadata: MetadataStore;
   readonly log: Logger;
   readonly router: Router;
   readonly connections: () => number;
+  /** Connections refused by max.connections.per.ip, per listener. */
+  readonly connectionsRefused: () => ReadonlyMap<string, number>;
+  /** SASL authentications by outcome, and TLS handshakes refused, per listener. */
+  readonly authentication: () => AuthenticationCounts;
   readonly tiering: BrokerTiering | undefined;
   readonly topics: TopicManager;
   /** The log cleaner, when log.cleaner.enable is on. */

@@ -50,6 +50,7 @@ export function apiRoutes(s: ApiSources): AdminRoute[] {
     { method: 'GET', path: '/api/topics', handler: async () => json(200, { topics: await topicsView(s) }) },
     { method: 'GET', path: '/api/tables', handler: async () => json(200, { tables: await tablesView(s) }) },
     { method: 'GET', path: '/api/tables/{table}', handler: async (req) => json(200, await tableDetail(s, tableTopic(s, req))) },
+    { method: 'GET', path: '/api/tables/{table}/backlog', handler: async (req) => json(200, backlogView(s, tableTopic(s, req))) },
     {
       method: 'POST',
       path: '/api/tables/{table}/compact',
@@ -226,6 +227,25 @@ async function tableDetail(s: ApiSources, topic: string): Promise<unknown> {
   const view = (await tablesView(s)).find((t) => t.topic === topic);
   const partitions = (await topicsView(s)).find((t) => t.name === topic)?.partitions ?? [];
   return { ...view, topic, partitions, snapshots: (await tiering.snapshots(topic)) ?? [], quality: s.history.quality(topic) };
+}
+
+/**
+ * The closed segments of the topic its table does not hold yet (a backfill after tables were turned on, a
+ * catch-up): how many and how many bytes, and while it is large enough to report, the share done, the rate
+ * and the time left.
+ */
+function backlogView(s: ApiSources, topic: string): unknown {
+  const b = requireTiering(s).backlogs().find((x) => x.topic === topic);
+  const p = b?.progress;
+  return {
+    topic,
+    table: s.tiering?.tableName(topic),
+    segments: b?.backlog.segments ?? 0,
+    bytes: b?.backlog.bytes ?? 0,
+    ...(p !== undefined
+      ? { progress: { percent: p.percent, doneBytes: p.doneBytes, totalBytes: p.totalBytes, bytesPerSecond: p.bytesPerSecond, etaSeconds: p.etaSeconds ?? null, elapsedSeconds: p.elapsedSeconds } }
+      : {}),
+  };
 }
 
 /** The topic whose table `{table}` names (`namespace.name` or the topic), or 404. */

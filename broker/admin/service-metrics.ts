@@ -1,17 +1,21 @@
 /**
- * Broker-wide metrics read from the broker's services at scrape time: open connections, requests with
+ * Broker-wide metrics read from the broker's services at scrape time: open and refused connections, requests with
  * trailing bytes (counted by the router), reads served from tiered storage, and the hits and misses of the
  * remote read caches (counted by the caches themselves).
  */
 import { Counter, Gauge } from 'prom-client';
 import type { Router } from '../router.js';
 import type { BrokerTiering } from '../tiering/broker-tiering.js';
+import type { AuthenticationCounts } from './admin-port.js';
 import { apiName, type BrokerMetrics } from './broker-metrics.js';
 
 export interface ServiceMetricsSources {
   readonly router: Router;
   /** Open Kafka client connections. */
   readonly connections: () => number;
+  /** Connections refused by max.connections.per.ip, per listener. */
+  readonly connectionsRefused: () => ReadonlyMap<string, number>;
+  readonly authentication: () => AuthenticationCounts;
   readonly tiering?: BrokerTiering | undefined;
 }
 
@@ -26,6 +30,36 @@ export function registerServiceMetrics(metrics: BrokerMetrics, sources: ServiceM
     },
   });
   new Counter({
+    name: 'floe_connections_refused_total',
+    help: 'Kafka client connections closed on arrival because their address already had max.connections.per.ip open, by listener.',
+    labelNames: ['listener'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [listener, n] of sources.connectionsRefused()) this.inc({ listener }, n);
+    },
+  });
+  new Counter({
+    name: 'floe_sasl_authentications_total',
+    help: 'SASL authentications (re-authentications included), by listener, mechanism and result (success or failure).',
+    labelNames: ['listener', 'mechanism', 'result'],
+    registers,
+    collect() {
+      this.reset();
+      for (const o of sources.authentication().sasl) this.inc({ listener: o.listener, mechanism: o.mechanism, result: o.result }, o.count);
+    },
+  });
+  new Counter({
+    name: 'floe_tls_handshake_failures_total',
+    help: 'TLS connections refused before a request: failed handshakes (plaintext clients, untrusted or expired certificates) and offered client certificates that do not verify, by listener.',
+    labelNames: ['listener'],
+    registers,
+    collect() {
+      this.reset();
+      for (const o of sources.authentication().tlsHandshakeFailures) this.inc({ listener: o.listener }, o.count);
+    },
+  });
+  new Counter({
     name: 'floe_requests_with_trailing_bytes_total',
     help: 'Kafka requests that carried bytes after their body (ignored, as Kafka does), by API: a client sending them is visible without being failed.',
     labelNames: ['api'],
@@ -37,6 +71,23 @@ export function registerServiceMetrics(metrics: BrokerMetrics, sources: ServiceM
   });
   const tiering = sources.tiering;
   if (tiering === undefined) return;
+  const backlogGauge = (name: string, help: string, value: (b: ReturnType<BrokerTiering['backlogs']>[number]) => number | undefined) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['topic'],
+      registers,
+      collect() {
+        this.reset();
+        for (const b of tiering.backlogs()) {
+          const v = value(b);
+          if (v !== undefined) this.set({ topic: b.topic }, v);
+        }
+      },
+    });
+  backlogGauge('floe_tiering_backlog_segments', 'Closed segments of a topic its table does not hold yet (waiting, being converted, or converted and not yet committed).', (b) => b.backlog.segments);
+  backlogGauge('floe_tiering_backlog_bytes', 'Bytes of those segments.', (b) => b.backlog.bytes);
+  backlogGauge('floe_tiering_backlog_eta_seconds', 'Time left of a large backlog (a backfill or catch-up) at the rate it has gone down so far.', (b) => b.progress?.etaSeconds);
   new Counter({
     name: 'floe_remote_fetches_total',
     help: 'Reads served from tiered storage (the Iceberg table\'s Parquet files) for Fetch requests below the local log start.',

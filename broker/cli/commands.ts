@@ -80,6 +80,22 @@ interface QualityJson {
   nullKeyFlag: boolean;
   nullValueFlag: boolean;
 }
+interface BacklogJson {
+  topic: string;
+  table: string;
+  segments: number;
+  bytes: number;
+  progress?: { percent: number; doneBytes: number; totalBytes: number; bytesPerSecond: number; etaSeconds: number | null; elapsedSeconds: number };
+}
+
+function backlogLine(b: BacklogJson): string {
+  const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
+  const p = b.progress;
+  const head = `${b.segments} closed segments (${mib(b.bytes)}) not in the table yet`;
+  if (p === undefined) return head;
+  return `${head}; ${p.percent.toFixed(1)}% of ${mib(p.totalBytes)} done at ${mib(p.bytesPerSecond)}/s, ETA ${p.etaSeconds === null ? '?' : `${Math.ceil(p.etaSeconds)} s`}`;
+}
+
 type CompactJson = { partition: number; status: string; reason?: string; inputFiles?: number; outputFiles?: number; bytesRead?: number };
 
 const enc = encodeURIComponent;
@@ -170,6 +186,42 @@ export const COMMANDS: readonly Command[] = [
       const outputs = compacted.reduce((n, r) => n + (r.outputFiles ?? 0), 0);
       for (const r of results) if (r.status !== 'compacted' && r.reason !== undefined) ctx.io.stdout(`partition ${r.partition}: ${r.status}: ${r.reason}\n`);
       ctx.io.stdout(`compacted ${compacted.length} of ${results.length} partitions of ${detail.table}: ${inputs} files into ${outputs}, ${bytes} bytes read in ${progress.seconds().toFixed(1)} s\n`);
+    },
+  },
+  {
+    words: ['table', 'backfill'],
+    args: '<table>',
+    summary: 'follow a table catching up with its topic (a backfill after tables were turned on) until it holds every closed segment',
+    details: 'Tables turned on for a topic with history convert its closed segments oldest first; remote.log.manager.copy.max.bytes.per.second throttles it. A restart resumes where the table stands.',
+    positionals: [1, 1],
+    options: {
+      'no-wait': { value: false, help: 'print where the backlog stands and return' },
+      'interval-ms': { value: true, help: 'how often to ask the broker (default 1000)' },
+    },
+    async run(a, ctx) {
+      const name = a.positionals[0] as string;
+      const intervalMs = intOption(a, 'interval-ms', ctx.usage) ?? 1000;
+      const read = () => ctx.client.get<BacklogJson>(`/api/tables/${enc(name)}/backlog`);
+      let b = await read();
+      if (a.flags.has('no-wait') || b.segments === 0) {
+        if (ctx.json) return printJson(ctx, b);
+        ctx.io.stdout(b.segments === 0 ? `table ${b.table}: holds every closed segment of ${b.topic}\n` : `table ${b.table}: ${backlogLine(b)}\n`);
+        return;
+      }
+      const first = b;
+      const started = performance.now();
+      const total = first.segments;
+      const progress = new Progress(ctx.io, `backfilling ${b.table}`, total, 'segments');
+      while (b.segments > 0) {
+        await new Promise((r) => setTimeout(r, intervalMs));
+        b = await read();
+        progress.set(total - b.segments, Math.max(0, first.bytes - b.bytes));
+      }
+      progress.done();
+      const seconds = (performance.now() - started) / 1000;
+      const summary = { table: b.table, topic: b.topic, segments: first.segments, bytes: first.bytes, seconds };
+      if (ctx.json) return printJson(ctx, summary);
+      ctx.io.stdout(`table ${b.table}: holds every closed segment of ${b.topic}; ${first.segments} segments (${(first.bytes / 1048576).toFixed(1)} MiB) were waiting, done in ${seconds.toFixed(1)} s\n`);
     },
   },
   {

@@ -25,6 +25,12 @@ export class Progress {
     this.draw(bytes);
   }
 
+  /** `steps` finished so far (for work whose steps finish out of the caller's sight); `bytes` processed. */
+  set(steps: number, bytes: number): void {
+    this.doneSteps = Math.min(this.total, Math.max(0, steps));
+    this.draw(bytes);
+  }
+
   done(): void {
     if (this.drawn) this.io.stderr('\n');
   }

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { parseEndpoint, parseListeners, usesSasl, usesTls } from './listeners.js';
 import { SETTINGS, SETTINGS_BY_KEY, type BrokerConfig, type Setting } from './settings.js';
+import { parseConnectionOverrides } from '../server/connection-limits.js';
 
 export class ConfigError extends Error {
   readonly code = 'INVALID_CONFIG';
@@ -112,6 +113,14 @@ export function loadConfig(options: LoadOptions = {}): LoadResult {
   ];
   for (const [name, port] of taken) {
     if (adminPort > 0 && adminPort === port) problems.push(`admin.port ${adminPort} is also ${name}; give them different ports (0 picks a free one, -1 turns the admin port off)`);
+  }
+  for (const u of String(out['super.users']).split(';').map((x) => x.trim()).filter((x) => x !== '')) {
+    if (!/^[^:]+:.+$/.test(u)) problems.push(`super.users: '${u}' is not a principal; write Type:name, semicolon-separated (User:admin;User:ops)`);
+  }
+  const connectionOverrides = parseConnectionOverrides(out['max.connections.per.ip.overrides'] as string);
+  problems.push(...connectionOverrides.problems);
+  if (out['max.connections.per.ip'] === 0 && connectionOverrides.overrides.size === 0) {
+    problems.push('max.connections.per.ip can be 0 only with max.connections.per.ip.overrides naming the addresses that may connect');
   }
   checkCatalog(out, problems);
   if ((out['group.min.session.timeout.ms'] as number) > (out['group.max.session.timeout.ms'] as number)) {
@@ -249,7 +258,14 @@ function coerce(s: Setting, value: unknown): unknown {
   switch (s.type) {
     case 'int':
     case 'long': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
+      let n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
+      if (s.type === 'long' && typeof value === 'string' && /^-?\d+$/.test(value.trim())) {
+        // Kafka's "no limit" is Long.MAX_VALUE (9223372036854775807): any 64-bit value is accepted, and one
+        // beyond 2^53 means the same as 2^53 - 1 here (no setting counts that far).
+        const big = BigInt(value.trim());
+        if (big > 2n ** 63n - 1n || big < -(2n ** 63n)) return { error: `must fit in a 64-bit integer, got ${value.trim()}` };
+        n = Number(big > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : big < -BigInt(Number.MAX_SAFE_INTEGER) ? -BigInt(Number.MAX_SAFE_INTEGER) : big);
+      }
       if (!Number.isSafeInteger(n)) return { error: `must be a whole number, got '${String(value)}'` };
       if (s.type === 'int' && (n < -(2 ** 31) || n > 2 ** 31 - 1)) return { error: `must fit in a 32-bit integer, got ${n}` };
       if (s.min !== undefined && n < s.min) return { error: `must be at least ${s.min}, got ${n}` };

@@ -47,10 +47,16 @@ export const SETTINGS = Object.freeze([
   { key: 'sasl.plain.users.file', type: 'string', default: '', doc: 'File of PLAIN users, one user=password per line (# comments); re-read when it changes.' },
   { key: 'connection.failed.authentication.delay.ms', type: 'int', default: 100, min: 0, doc: 'Delay before the answer to a failed authentication, after which the connection is closed (one failure per connection, as in Kafka).' },
   { key: 'connections.max.reauth.ms', type: 'long', default: 0, min: 0, doc: 'Longest SASL session: a client must re-authenticate (KIP-368) within this long or its connection is closed; told to clients in SaslAuthenticate v1+ (0: sessions never expire).' },
+  // Authorization (ACLs: kafka-acls, CreateAcls/DescribeAcls/DeleteAcls)
+  { key: 'authorizer.class.name', type: 'enum', default: '', values: ['', 'org.apache.kafka.metadata.authorizer.StandardAuthorizer', 'kafka.security.authorizer.AclAuthorizer', 'kafka.security.auth.SimpleAclAuthorizer'], doc: 'Turns ACL authorization on: Kafka\'s authorizer names are accepted (org.apache.kafka.metadata.authorizer.StandardAuthorizer, kafka.security.authorizer.AclAuthorizer) and all mean Floe\'s ACL authorizer; ACLs are kept in the data directory. Empty: no authorization, every principal may do everything.' },
+  { key: 'super.users', type: 'string', default: '', doc: 'Principals that pass every authorization check, semicolon-separated as in Kafka (User:admin;User:CN=ops,O=example).' },
+  { key: 'allow.everyone.if.no.acl.found', type: 'bool', default: false, doc: 'With an authorizer: allow an operation on a resource that no ACL names at all (false: deny by default, as Kafka).' },
   // Network
   { key: 'socket.request.max.bytes', type: 'int', default: 100 * 1024 * 1024, min: 1024, doc: 'Largest request frame accepted; a larger frame closes the connection.' },
   { key: 'connections.max.idle.ms', type: 'long', default: 600_000, min: 0, doc: 'Idle connections are closed after this long (0 disables).' },
   { key: 'queued.max.requests', type: 'int', default: 500, min: 1, doc: 'Requests in flight per connection before the broker stops reading from it (back-pressure).' },
+  { key: 'max.connections.per.ip', type: 'int', default: 2147483647, min: 0, doc: 'Connections one client address may hold open across all listeners; a connection beyond it is closed at once (0 refuses every address not in max.connections.per.ip.overrides).' },
+  { key: 'max.connections.per.ip.overrides', type: 'string', default: '', doc: 'Per-address exceptions to max.connections.per.ip, comma-separated host:count (127.0.0.1:1000,ci-runner:50); hostnames are resolved at start.' },
   { key: 'socket.send.buffer.max.bytes', type: 'int', default: 64 * 1024 * 1024, min: 65536, doc: 'Unsent response bytes per connection before the broker stops reading from it (back-pressure).' },
   // Storage
   { key: 'log.dirs', type: 'string', default: './data/log', doc: 'Directory holding partition logs and broker metadata.' },
@@ -97,6 +103,7 @@ export const SETTINGS = Object.freeze([
   { key: 'iceberg.s3.access.key.id', type: 'string', default: '', doc: 'S3 access key; empty uses the AWS default credential chain (environment, profiles, instance roles).' },
   { key: 'iceberg.s3.secret.access.key', type: 'string', default: '', sensitive: true, doc: 'S3 secret key, with iceberg.s3.access.key.id.' },
   { key: 'remote.log.manager.copier.thread.pool.size', type: 'int', default: 2, min: 1, max: 64, doc: 'Segments converted to Parquet at once, across all partitions (bounds the CPU and memory tiering uses).' },
+  { key: 'remote.log.manager.copy.max.bytes.per.second', type: 'long', default: Number.MAX_SAFE_INTEGER, min: 1, doc: 'Bytes of closed segments tiering converts per second at most, across all topics (Kafka\'s copy quota): a backfill of a long history then leaves the disk and CPU to live traffic. The default is no limit.' },
   { key: 'iceberg.convert.workers.enable', type: 'bool', default: true, doc: 'Convert segments to Parquet on worker threads (remote.log.manager.copier.thread.pool.size of them), so conversion never holds the thread serving produce and fetch and uses the other cores; false converts on that thread. Schema-mode (typed) topics always convert on it.' },
   { key: 'iceberg.compaction.max.bytes.per.second', type: 'long', default: 32 * 1024 * 1024, min: 1, doc: 'Bytes per second background compaction reads at most, across all tables (one compaction runs at a time, and only while no segment waits to be tiered).' },
   { key: 'remote.log.reader.cache.total.size.bytes', type: 'long', default: 128 * 1024 * 1024, min: 0, doc: 'Memory for record batches rebuilt from Parquet, so repeated fetches of the same remote range are served from memory: a range is kept from its second fetch on, so a one-pass scan of history neither fills nor evicts it (least recently used evicted first; 0 turns the cache off).' },

@@ -7,9 +7,9 @@ import { ErrorCode, KafkaError } from '../../protocol/error-codes.js';
 import { effectiveConfigs, topicConfigDef } from '../topics/topic-configs.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
-import type { ApiHandler, Body } from './handler.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { toErrorResult } from './common.js';
-import { RESOURCE_BROKER, RESOURCE_TOPIC } from './describe-configs.js';
+import { configsDenied, RESOURCE_BROKER, RESOURCE_TOPIC } from './describe-configs.js';
 
 interface Resource {
   resourceType: number;
@@ -45,7 +45,7 @@ abstract class AlterConfigsBase implements ApiHandler {
     }
   }
 
-  async handle(body: Body): Promise<Body> {
+  async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const responses: Body[] = [];
     const seen = new Set<string>();
     for (const r of body.resources as Resource[]) {
@@ -54,6 +54,8 @@ abstract class AlterConfigsBase implements ApiHandler {
         const key = `${r.resourceType}:${r.resourceName}`;
         if (seen.has(key)) throw new KafkaError(ErrorCode.INVALID_REQUEST, 'The same resource appears twice in the request.');
         seen.add(key);
+        const refusal = configsDenied(ctx, 'ALTER_CONFIGS', r);
+        if (refusal !== undefined) throw new KafkaError(refusal.errorCode, refusal.errorMessage);
         if (r.resourceType === RESOURCE_BROKER) {
           throw new KafkaError(ErrorCode.INVALID_REQUEST, 'Broker settings are static: change them in the config file, environment or flags and restart.');
         }

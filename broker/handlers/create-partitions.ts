@@ -2,7 +2,8 @@
 import { ErrorCode, KafkaError } from '../../protocol/error-codes.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
-import type { ApiHandler, Body } from './handler.js';
+import { allowed } from '../security/acls/access.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { toErrorResult, type BrokerIdentity } from './common.js';
 
 interface TopicRequest {
@@ -22,10 +23,11 @@ export class CreatePartitionsHandler implements ApiHandler {
     private readonly log: Logger,
   ) {}
 
-  async handle(body: Body): Promise<Body> {
+  async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const results: Body[] = [];
     for (const t of body.topics as TopicRequest[]) {
       try {
+        if (!allowed(ctx, 'ALTER', 'TOPIC', t.name)) throw new KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED, `The principal may not add partitions to topic '${t.name}'; grant ALTER on it.`);
         if (t.assignments?.some((a) => a.brokerIds.some((b) => b !== this.identity.nodeId))) {
           throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `This cluster has one broker (${this.identity.nodeId}).`);
         }

@@ -3,6 +3,7 @@ import { ErrorCode, KafkaError } from '../../protocol/error-codes.js';
 import { configTypeOf, effectiveConfigs, topicConfigDef } from '../topics/topic-configs.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
+import { allowed, allowedOnCluster } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { toErrorResult, type BrokerIdentity } from './common.js';
 
@@ -27,7 +28,7 @@ export class CreateTopicsHandler implements ApiHandler {
     private readonly log: Logger,
   ) {}
 
-  async handle(body: Body, _ctx: HandlerContext): Promise<Body> {
+  async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const requested = body.topics as CreatableTopic[];
     const validateOnly = body.validateOnly === true;
     const counts = new Map<string, number>();
@@ -36,6 +37,11 @@ export class CreateTopicsHandler implements ApiHandler {
     for (const t of requested) {
       if ((counts.get(t.name) ?? 0) > 1) {
         results.push(this.failure(t.name, ErrorCode.INVALID_REQUEST, `Topic '${t.name}' appears more than once in the request.`));
+        continue;
+      }
+      // CREATE on the cluster or on the topic, as Kafka asks.
+      if (!allowedOnCluster(ctx, 'CREATE', true) && !allowed(ctx, 'CREATE', 'TOPIC', t.name)) {
+        results.push(this.failure(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, `The principal may not create topic '${t.name}'; grant CREATE on it or on the cluster.`));
         continue;
       }
       try {

@@ -1,6 +1,8 @@
 /** DeleteGroups (key 42): removes empty groups with their committed offsets; a group with members is refused. */
+import { ErrorCode } from '../../protocol/error-codes.js';
 import type { OffsetManager } from '../groups/offset-manager.js';
-import type { ApiHandler, Body } from './handler.js';
+import { allowed } from '../security/acls/access.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 interface DeleteGroupsRequest {
   groupsNames: string[];
@@ -13,10 +15,12 @@ export class DeleteGroupsHandler implements ApiHandler {
 
   constructor(private readonly offsets: OffsetManager) {}
 
-  async handle(body: Body): Promise<Body> {
+  async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const req = body as unknown as DeleteGroupsRequest;
     const results: Body[] = [];
-    for (const groupId of req.groupsNames) results.push({ groupId, errorCode: await this.offsets.deleteGroup(groupId) });
+    for (const groupId of req.groupsNames) {
+      results.push({ groupId, errorCode: allowed(ctx, 'DELETE', 'GROUP', groupId) ? await this.offsets.deleteGroup(groupId) : ErrorCode.GROUP_AUTHORIZATION_FAILED });
+    }
     return { throttleTimeMs: 0, results };
   }
 }

@@ -9,6 +9,7 @@ import { ErrorCode, KafkaError } from '../../protocol/error-codes.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
 import type { RemoteLogReader } from '../tiering/broker-tiering.js';
+import { allowed } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { toErrorResult } from './common.js';
 
@@ -31,12 +32,16 @@ export class DeleteRecordsHandler implements ApiHandler {
     private readonly remote?: RemoteLogReader,
   ) {}
 
-  async handle(body: Body, _ctx: HandlerContext): Promise<Body> {
+  async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const req = body as unknown as DeleteRecordsRequest;
+    const refused = (partitionIndex: number) => ({ partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED });
     const topics = await Promise.all(
       req.topics.map(async (t) => ({
         name: t.name,
-        partitions: await Promise.all(t.partitions.map((p) => this.deleteOne(t.name, p.partitionIndex, p.offset))),
+        // DELETE on the topic, as Kafka asks.
+        partitions: allowed(ctx, 'DELETE', 'TOPIC', t.name)
+          ? await Promise.all(t.partitions.map((p) => this.deleteOne(t.name, p.partitionIndex, p.offset)))
+          : t.partitions.map((p) => refused(p.partitionIndex)),
       })),
     );
     return { throttleTimeMs: 0, topics };

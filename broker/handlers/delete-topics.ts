@@ -2,6 +2,7 @@
 import { ErrorCode, KafkaError } from '../../protocol/error-codes.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
+import { allowed } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { toErrorResult } from './common.js';
 
@@ -30,8 +31,11 @@ export class DeleteTopicsHandler implements ApiHandler {
         if (name === null) {
           const byId = this.topics.metadata.getTopicById(w.topicId);
           if (!byId) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_ID, 'No topic has this id.');
+          // Asked by id and not describable: the answer does not name the topic (as Kafka).
+          if (!allowed(ctx, 'DESCRIBE', 'TOPIC', byId.name)) throw new KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'The principal may not delete this topic; grant DELETE on it.');
           name = byId.name;
         }
+        if (!allowed(ctx, 'DELETE', 'TOPIC', name)) throw new KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED, `The principal may not delete topic '${name}'; grant DELETE on it.`);
         const deleted = await this.topics.deleteTopic(name);
         topicId = deleted.id;
         responses.push({ name, topicId, errorCode: ErrorCode.NONE, errorMessage: null });

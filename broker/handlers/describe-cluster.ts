@@ -1,5 +1,6 @@
 /** DescribeCluster (key 60): this broker, the cluster id, and the controller (also this broker). */
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { authorizedOperations } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { ALL_CLUSTER_OPERATIONS, AUTHORIZED_OPERATIONS_OMITTED, endpointFor, type BrokerIdentity } from './common.js';
 
@@ -25,7 +26,7 @@ export class DescribeClusterHandler implements ApiHandler {
       errorCode: ErrorCode.NONE,
       errorMessage: null,
       brokers: [{ brokerId: nodeId, host, port, rack: null }],
-      clusterAuthorizedOperations: body.includeClusterAuthorizedOperations ? ALL_CLUSTER_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED,
+      clusterAuthorizedOperations: body.includeClusterAuthorizedOperations ? authorizedOperations(ctx, 'CLUSTER', 'kafka-cluster', ALL_CLUSTER_OPERATIONS) : AUTHORIZED_OPERATIONS_OMITTED,
     };
   }
 }

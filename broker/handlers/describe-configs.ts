@@ -4,7 +4,8 @@ import { SENSITIVE_SETTINGS, SETTINGS } from '../config/settings.js';
 import type { BrokerConfig } from '../config/settings.js';
 import { ConfigSource, ConfigType, brokerDefaultIsSet, configTypeOf, defaultValue, effectiveConfigs, topicConfigDef } from '../topics/topic-configs.js';
 import type { TopicManager } from '../topics/topic-manager.js';
-import type { ApiHandler, Body } from './handler.js';
+import { allowed, allowedOnCluster } from '../security/acls/access.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import type { BrokerIdentity } from './common.js';
 
 export const RESOURCE_TOPIC = 2;
@@ -44,11 +45,13 @@ export class DescribeConfigsHandler implements ApiHandler {
     private readonly identity: BrokerIdentity,
   ) {}
 
-  handle(body: Body): Body {
+  handle(body: Body, ctx: HandlerContext): Body {
     const includeSynonyms = body.includeSynonyms === true;
     const includeDocs = body.includeDocumentation === true;
     const results = (body.resources as Resource[]).map((r) => {
       const base = { resourceType: r.resourceType, resourceName: r.resourceName };
+      const refusal = configsDenied(ctx, 'DESCRIBE_CONFIGS', r);
+      if (refusal !== undefined) return { ...base, ...refusal, configs: [] };
       const entries = this.entries(r);
       if (typeof entries === 'object' && 'errorCode' in entries) return { ...base, ...entries, configs: [] };
       const keys = r.configurationKeys;
@@ -115,4 +118,15 @@ function brokerEntries(config: BrokerConfig): Entry[] {
     const shown = sensitive ? null : Array.isArray(value) ? value.join(',') : String(value);
     return { name: s.key, value: shown, readOnly: true, source, type: sensitive ? ConfigType.PASSWORD : type, sensitive, doc: s.doc, synonyms: [{ name: s.key, value: shown, source }] };
   });
+}
+
+/** DESCRIBE_CONFIGS / ALTER_CONFIGS on the topic, or on the cluster for a broker resource, as Kafka asks. */
+export function configsDenied(ctx: HandlerContext, op: 'DESCRIBE_CONFIGS' | 'ALTER_CONFIGS', r: { resourceType: number; resourceName: string }): { errorCode: number; errorMessage: string } | undefined {
+  if (r.resourceType === RESOURCE_TOPIC && !allowed(ctx, op, 'TOPIC', r.resourceName)) {
+    return { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: `The principal may not ${op === 'ALTER_CONFIGS' ? 'alter' : 'describe'} the configs of topic '${r.resourceName}'; grant ${op} on it.` };
+  }
+  if (r.resourceType === RESOURCE_BROKER && !allowedOnCluster(ctx, op)) {
+    return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: `The principal may not ${op === 'ALTER_CONFIGS' ? 'alter' : 'describe'} broker configs; grant ${op} on the cluster.` };
+  }
+  return undefined;
 }

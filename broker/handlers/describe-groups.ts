@@ -1,6 +1,7 @@
 /** DescribeGroups (key 15): state, protocol and members of classic groups; unknown groups answer as Dead. */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { GroupCoordinator } from '../groups/coordinator.js';
+import { allowed, authorizedOperations } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { AUTHORIZED_OPERATIONS_OMITTED } from './common.js';
 
@@ -23,7 +24,14 @@ export class DescribeGroupsHandler implements ApiHandler {
   handle(body: Body, ctx: HandlerContext): Body {
     const req = body as unknown as DescribeGroupsRequest;
     const operations = ctx.apiVersion >= 3 && req.includeAuthorizedOperations ? ALL_GROUP_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED;
-    return { throttleTimeMs: 0, groups: req.groups.map((id) => this.describe(id, operations)) };
+    return {
+      throttleTimeMs: 0,
+      groups: req.groups.map((id) =>
+        allowed(ctx, 'DESCRIBE', 'GROUP', id)
+          ? this.describe(id, operations === AUTHORIZED_OPERATIONS_OMITTED ? operations : authorizedOperations(ctx, 'GROUP', id, operations))
+          : { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, groupId: id, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED },
+      ),
+    };
   }
 
   private describe(groupId: string, authorizedOperations: number): Body {

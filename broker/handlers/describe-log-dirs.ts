@@ -10,7 +10,8 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { LogDir } from '../log/log-dir.js';
 import type { Logger } from '../logger.js';
 import type { TopicManager } from '../topics/topic-manager.js';
-import type { ApiHandler, Body } from './handler.js';
+import { allowedOnCluster } from '../security/acls/access.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 interface DescribeLogDirsRequest {
   topics: { topic: string; partitions: number[] }[] | null;
@@ -27,8 +28,10 @@ export class DescribeLogDirsHandler implements ApiHandler {
     private readonly log: Logger,
   ) {}
 
-  async handle(body: Body): Promise<Body> {
+  async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const req = body as unknown as DescribeLogDirsRequest;
+    // DESCRIBE on the cluster, as Kafka asks.
+    if (!allowedOnCluster(ctx, 'DESCRIBE')) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
     const wanted = req.topics === null ? this.topics.metadata.listTopics().map((t) => ({ topic: t.name, partitions: range(t.partitions) })) : req.topics;
     const topics: Body[] = [];
     for (const { topic, partitions } of wanted) {

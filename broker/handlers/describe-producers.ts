@@ -7,7 +7,8 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { Logger } from '../logger.js';
 import type { PartitionAppender } from '../producers/partition-appender.js';
 import type { TopicManager } from '../topics/topic-manager.js';
-import type { ApiHandler, Body } from './handler.js';
+import { allowed } from '../security/acls/access.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { toErrorResult } from './common.js';
 
 interface DescribeProducersRequest {
@@ -25,12 +26,16 @@ export class DescribeProducersHandler implements ApiHandler {
     private readonly log: Logger,
   ) {}
 
-  async handle(body: Body): Promise<Body> {
+  async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const req = body as unknown as DescribeProducersRequest;
     const topics = [];
     for (const t of req.topics) {
       const partitions = [];
-      for (const partitionIndex of t.partitionIndexes) partitions.push(await this.partition(t.name, partitionIndex));
+      // READ on the topic, as Kafka asks.
+      const readable = allowed(ctx, 'READ', 'TOPIC', t.name);
+      for (const partitionIndex of t.partitionIndexes) {
+        partitions.push(readable ? await this.partition(t.name, partitionIndex) : { partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: `The principal may not read topic '${t.name}'; grant READ on it.`, activeProducers: [] });
+      }
       topics.push({ name: t.name, partitions });
     }
     return { throttleTimeMs: 0, topics };

@@ -12,7 +12,8 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { TopicRecord } from '../metadata/metadata-store.js';
 import { validateTopicName } from '../topics/topic-configs.js';
 import type { TopicManager } from '../topics/topic-manager.js';
-import type { ApiHandler, Body } from './handler.js';
+import { allowed, visible } from '../security/acls/access.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { ALL_TOPIC_OPERATIONS, type BrokerIdentity } from './common.js';
 
 /** Kafka's max.request.partition.size.limit default: the most partitions one response carries. */
@@ -40,7 +41,7 @@ export class DescribeTopicPartitionsHandler implements ApiHandler {
     private readonly identity: BrokerIdentity,
   ) {}
 
-  handle(body: Body): Body {
+  handle(body: Body, ctx: HandlerContext): Body {
     const req = body as unknown as DescribeTopicPartitionsRequest;
     const requested = req.topics.map((t) => t.name);
     const all = requested.length === 0;
@@ -49,7 +50,8 @@ export class DescribeTopicPartitionsHandler implements ApiHandler {
       const topics = requested.map((name) => missing(name, ErrorCode.INVALID_REQUEST));
       return { throttleTimeMs: 0, topics, nextCursor: null };
     }
-    const names = [...new Set(all ? this.topics.metadata.listTopics().map((t) => t.name) : requested)].sort(byCodePoint).filter((n) => cursor === null || byCodePoint(n, cursor.topicName) >= 0);
+    // Listing every topic shows only the describable ones; a named one the principal may not describe is refused (as Metadata).
+    const names = [...new Set(all ? this.topics.metadata.listTopics().map((t) => t.name).filter((n) => visible(ctx, 'DESCRIBE', 'TOPIC', n)) : requested)].sort(byCodePoint).filter((n) => cursor === null || byCodePoint(n, cursor.topicName) >= 0);
     let remaining = Math.min(req.responsePartitionLimit, MAX_PARTITIONS_PER_RESPONSE);
     const topics: Body[] = [];
     let nextCursor: Cursor | null = null;
@@ -57,6 +59,10 @@ export class DescribeTopicPartitionsHandler implements ApiHandler {
       if (remaining <= 0) {
         nextCursor = { topicName: name, partitionIndex: 0 };
         break;
+      }
+      if (!allowed(ctx, 'DESCRIBE', 'TOPIC', name)) {
+        topics.push(missing(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED));
+        continue;
       }
       const record = this.topics.getTopic(name);
       if (record === undefined) {

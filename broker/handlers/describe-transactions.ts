@@ -6,7 +6,8 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { TxnCoordinator } from '../transactions/txn-coordinator.js';
 import { partitionsByTopic } from '../transactions/txn-metadata.js';
-import type { ApiHandler, Body } from './handler.js';
+import { allowed, visible } from '../security/acls/access.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 export class DescribeTransactionsHandler implements ApiHandler {
   readonly apiKey = 65;
@@ -15,11 +16,14 @@ export class DescribeTransactionsHandler implements ApiHandler {
 
   constructor(private readonly transactions: TxnCoordinator) {}
 
-  handle(body: Body): Body {
+  handle(body: Body, ctx: HandlerContext): Body {
     const ids = (body as { transactionalIds: string[] }).transactionalIds;
     return {
       throttleTimeMs: 0,
       transactionStates: ids.map((transactionalId) => {
+        if (!allowed(ctx, 'DESCRIBE', 'TRANSACTIONAL_ID', transactionalId)) {
+          return { errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, transactionalId, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1n, producerId: -1n, producerEpoch: -1, topics: [] };
+        }
         const t = this.transactions.describe(transactionalId);
         if (t === undefined) {
           return { errorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND, transactionalId, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1n, producerId: -1n, producerEpoch: -1, topics: [] };
@@ -32,7 +36,8 @@ export class DescribeTransactionsHandler implements ApiHandler {
           transactionStartTimeMs: BigInt(t.txnStartMs),
           producerId: t.producerId,
           producerEpoch: t.producerEpoch,
-          topics: partitionsByTopic(t.partitions).map((x) => ({ topic: x.name, partitions: x.partitionIndexes })),
+          // Only the topics the principal may describe, as Kafka shows them.
+          topics: partitionsByTopic(t.partitions).filter((x) => visible(ctx, 'DESCRIBE', 'TOPIC', x.name)).map((x) => ({ topic: x.name, partitions: x.partitionIndexes })),
         };
       }),
     };

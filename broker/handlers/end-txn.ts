@@ -4,7 +4,9 @@
  * (KIP-890 part 2: an epoch bump at every commit), which Floe does not offer, so it is not advertised.
  * PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v2.
  */
+import { ErrorCode } from '../../protocol/error-codes.js';
 import { fencedCode, type TxnCoordinator } from '../transactions/txn-coordinator.js';
+import { allowed } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 interface EndTxnRequest {
@@ -25,6 +27,7 @@ export class EndTxnHandler implements ApiHandler {
 
   async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const req = body as unknown as EndTxnRequest;
+    if (!allowed(ctx, 'WRITE', 'TRANSACTIONAL_ID', req.transactionalId)) return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, producerId: -1n, producerEpoch: -1 };
     const code = await this.transactions.endTxn(req.transactionalId, req.producerId, req.producerEpoch, req.committed);
     return { throttleTimeMs: 0, errorCode: fencedCode(code, ctx.apiVersion, FENCED_SINCE), producerId: -1n, producerEpoch: -1 };
   }

@@ -30,6 +30,7 @@ import type { PartitionLog } from '../log/partition-log.js';
 import type { PartitionAppender } from '../producers/partition-appender.js';
 import { iterateBatches } from '../../protocol/record-batch/batches.js';
 import type { TopicManager } from '../topics/topic-manager.js';
+import { allowed } from '../security/acls/access.js';
 import type { Logger } from '../logger.js';
 import type { RemoteLogReader } from '../tiering/broker-tiering.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
@@ -118,7 +119,7 @@ export class FetchHandler implements ApiHandler {
     const deadline = this.clock() + Math.max(0, req.maxWaitMs);
     for (;;) {
       // Resolved on every pass: a topic deleted while the request waits is not read by its old name.
-      const pass = await this.readAll(req, this.resolve(req.topics, ctx.apiVersion));
+      const pass = await this.readAll(req, this.resolve(req.topics, ctx));
       const remaining = deadline - this.clock();
       if (pass.bytes >= req.minBytes || pass.errors || remaining <= 0 || pass.seen.length === 0) return this.response(pass, session.sessionId);
       // Appends that landed while we were reading would not wake us: check before waiting (synchronously).
@@ -136,14 +137,17 @@ export class FetchHandler implements ApiHandler {
   }
 
   /** Names the request's topics: by name up to v12, by id from v13 (UNKNOWN_TOPIC_ID if the id is not ours). */
-  private resolve(topics: readonly FetchTopicRequest[], apiVersion: number): ResolvedTopic[] {
+  private resolve(topics: readonly FetchTopicRequest[], ctx: HandlerContext): ResolvedTopic[] {
+    // Reading needs READ on the topic (TOPIC_AUTHORIZATION_FAILED, also for a topic that does not exist, as Kafka).
     return topics.map((t) => {
-      if (apiVersion < FIRST_TOPIC_ID_VERSION) {
+      if (ctx.apiVersion < FIRST_TOPIC_ID_VERSION) {
         const record = this.topics.getTopic(t.topic);
-        return { name: t.topic, id: record?.id ?? ZERO_UUID, error: record === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NONE, partitions: t.partitions };
+        const error = !allowed(ctx, 'READ', 'TOPIC', t.topic) ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : record === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NONE;
+        return { name: t.topic, id: record?.id ?? ZERO_UUID, error, partitions: t.partitions };
       }
       const record = t.topicId.equals(ZERO_UUID) ? undefined : this.topics.metadata.getTopicById(t.topicId);
-      return { name: record?.name ?? '', id: t.topicId, error: record === undefined ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.NONE, partitions: t.partitions };
+      const error = record === undefined ? ErrorCode.UNKNOWN_TOPIC_ID : !allowed(ctx, 'READ', 'TOPIC', record.name) ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : ErrorCode.NONE;
+      return { name: record?.name ?? '', id: t.topicId, error, partitions: t.partitions };
     });
   }
 

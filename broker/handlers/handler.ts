@@ -5,6 +5,7 @@
  * plain response body.
  */
 import type { RequestHeader } from '../../protocol/header.js';
+import type { Access } from '../security/acls/access.js';
 import type { ConnectionInfo } from '../server/connection.js';
 
 export type Body = Record<string, unknown>;
@@ -13,6 +14,8 @@ export interface HandlerContext {
   readonly header: RequestHeader;
   readonly apiVersion: number;
   readonly conn: ConnectionInfo;
+  /** The request principal's permissions, when an authorizer is configured (check with security/acls/access.ts). */
+  readonly access?: Access;
 }
 
 export interface ApiHandler {

@@ -1,5 +1,7 @@
 /** Heartbeat (key 12): keeps a member's session alive and tells it when the group is rebalancing. */
+import { ErrorCode } from '../../protocol/error-codes.js';
 import type { GroupCoordinator } from '../groups/coordinator.js';
+import { allowed } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 interface HeartbeatRequest {
@@ -18,6 +20,7 @@ export class HeartbeatHandler implements ApiHandler {
 
   handle(body: Body, ctx: HandlerContext): Body {
     const req = body as unknown as HeartbeatRequest;
+    if (!allowed(ctx, 'READ', 'GROUP', req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     const instanceId = ctx.apiVersion >= 3 ? req.groupInstanceId : null;
     return { throttleTimeMs: 0, errorCode: this.groups.heartbeat(req.groupId, req.memberId, instanceId, req.generationId) };
   }

@@ -15,6 +15,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { MetadataStore } from '../metadata/metadata-store.js';
 import type { Logger } from '../logger.js';
 import { fencedCode, type TxnCoordinator } from '../transactions/txn-coordinator.js';
+import { allowed, allowedOnAny, allowedOnCluster } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { toErrorResult } from './common.js';
 
@@ -42,6 +43,9 @@ export class InitProducerIdHandler implements ApiHandler {
   async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const req = body as unknown as InitProducerIdRequest;
     const answer = (errorCode: number, producerId: bigint, producerEpoch: number): Body => ({ throttleTimeMs: 0, errorCode, producerId, producerEpoch });
+    // WRITE on the transactional id; an idempotent producer needs IDEMPOTENT_WRITE on the cluster or WRITE on some topic (Kafka 3+).
+    if (req.transactionalId !== null && !allowed(ctx, 'WRITE', 'TRANSACTIONAL_ID', req.transactionalId)) return answer(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, -1n, -1);
+    if (req.transactionalId === null && !allowedOnCluster(ctx, 'IDEMPOTENT_WRITE', true) && !allowedOnAny(ctx, 'WRITE', 'TOPIC')) return answer(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, -1n, -1);
     try {
       if (req.transactionalId !== null) {
         const r = await this.transactions.initProducerId(req.transactionalId, req.transactionTimeoutMs, req.producerId ?? -1n, req.producerEpoch ?? -1);

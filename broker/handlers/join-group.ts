@@ -1,6 +1,8 @@
 /** JoinGroup (key 11): a member joins or rejoins a classic group; answered when the join phase completes. */
+import { ErrorCode } from '../../protocol/error-codes.js';
 import type { GroupCoordinator } from '../groups/coordinator.js';
 import type { Protocol } from '../groups/group.js';
+import { allowed } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 interface JoinGroupRequest {
@@ -23,6 +25,9 @@ export class JoinGroupHandler implements ApiHandler {
   async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const req = body as unknown as JoinGroupRequest;
     const v = ctx.apiVersion;
+    if (!allowed(ctx, 'READ', 'GROUP', req.groupId)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, generationId: -1, protocolType: null, protocolName: v >= 7 ? null : '', leader: '', skipAssignment: false, memberId: req.memberId, members: [] };
+    }
     const r = await this.groups.joinGroup({
       groupId: req.groupId,
       memberId: req.memberId,

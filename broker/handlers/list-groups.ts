@@ -1,6 +1,7 @@
 /** ListGroups (key 16): every group this broker coordinates, filtered by state (v4+) and type (v5+). */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { GroupCoordinator } from '../groups/coordinator.js';
+import { allowedOnCluster, visible } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 interface ListGroupsRequest {
@@ -24,8 +25,11 @@ export class ListGroupsHandler implements ApiHandler {
     const states = ctx.apiVersion >= 4 && req.statesFilter.length > 0 ? new Set(req.statesFilter.map((s) => s.toLowerCase())) : undefined;
     const types = ctx.apiVersion >= 5 && req.typesFilter.length > 0 ? new Set(req.typesFilter.map((s) => s.toLowerCase())) : undefined;
     const groups: Body[] = [];
+    // Only the groups the principal may describe, unless it may describe the cluster (as Kafka).
+    const everything = allowedOnCluster(ctx, 'DESCRIBE', true);
     for (const g of this.groups.allGroups()) {
       if (g.state === 'Dead') continue;
+      if (!everything && !visible(ctx, 'DESCRIBE', 'GROUP', g.groupId)) continue;
       if (states && !states.has(g.state.toLowerCase())) continue;
       if (types && !types.has(GROUP_TYPE)) continue;
       groups.push({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: GROUP_TYPE });

@@ -23,6 +23,7 @@ import type { Logger } from '../logger.js';
 import type { PartitionAppender } from '../producers/partition-appender.js';
 import { READ_COMMITTED } from './fetch.js';
 import type { RemoteLogReader } from '../tiering/broker-tiering.js';
+import { allowed } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { toErrorResult } from './common.js';
 
@@ -93,7 +94,10 @@ export class ListOffsetsHandler implements ApiHandler {
     for (const t of req.topics) {
       const partitions: PartitionResponse[] = [];
       for (const p of t.partitions) {
-        const r = await this.listOne(t.name, p.partitionIndex, p.currentLeaderEpoch, p.timestamp, req.isolationLevel === READ_COMMITTED);
+        // DESCRIBE on the topic, as Kafka asks (READ implies it).
+        const r = allowed(ctx, 'DESCRIBE', 'TOPIC', t.name)
+          ? await this.listOne(t.name, p.partitionIndex, p.currentLeaderEpoch, p.timestamp, req.isolationLevel === READ_COMMITTED)
+          : { partitionIndex: p.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
         // leaderEpoch exists from v4 and must keep its default before.
         partitions.push(ctx.apiVersion >= 4 ? r : { ...r, leaderEpoch: -1 });
       }

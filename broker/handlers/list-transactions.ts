@@ -6,7 +6,8 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { TxnCoordinator } from '../transactions/txn-coordinator.js';
 import { TXN_STATES } from '../transactions/txn-metadata.js';
-import type { ApiHandler, Body } from './handler.js';
+import { visible } from '../security/acls/access.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 interface ListTransactionsRequest {
   stateFilters: string[];
@@ -24,7 +25,7 @@ export class ListTransactionsHandler implements ApiHandler {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  handle(body: Body): Body {
+  handle(body: Body, ctx: HandlerContext): Body {
     const req = body as unknown as ListTransactionsRequest;
     const known = new Set<string>(TXN_STATES);
     const unknownStateFilters = req.stateFilters.filter((s) => !known.has(s));
@@ -36,6 +37,7 @@ export class ListTransactionsHandler implements ApiHandler {
       .list()
       .filter((t) => states.size === 0 || states.has(t.state))
       .filter((t) => pids.size === 0 || pids.has(t.producerId))
+      .filter((t) => visible(ctx, 'DESCRIBE', 'TRANSACTIONAL_ID', t.transactionalId))
       .filter((t) => minDuration < 0 || (t.txnStartMs >= 0 && now - t.txnStartMs > minDuration))
       .map((t) => ({ transactionalId: t.transactionalId, producerId: t.producerId, transactionState: t.state }));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, unknownStateFilters, transactionStates };

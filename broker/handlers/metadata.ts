@@ -4,6 +4,7 @@ import type { TopicRecord } from '../metadata/metadata-store.js';
 import { validateTopicName } from '../topics/topic-configs.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
+import { allowed, allowedOnCluster, authorizedOperations, visible } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { ALL_CLUSTER_OPERATIONS, ALL_TOPIC_OPERATIONS, AUTHORIZED_OPERATIONS_OMITTED, toErrorResult, endpointFor, type BrokerIdentity } from './common.js';
 
@@ -34,9 +35,10 @@ export class MetadataHandler implements ApiHandler {
     const allowAuto = ctx.apiVersion < 4 ? true : req.allowAutoTopicCreation;
     const topics: Body[] = [];
     if (all) {
-      for (const t of this.topics.metadata.listTopics()) topics.push(this.describe(t, req));
+      // Topics the principal may not describe are left out, as Kafka leaves them out.
+      for (const t of this.topics.metadata.listTopics()) if (visible(ctx, 'DESCRIBE', 'TOPIC', t.name)) topics.push(this.describe(t, req, ctx));
     } else {
-      for (const wanted of req.topics ?? []) topics.push(await this.lookup(wanted, allowAuto, req));
+      for (const wanted of req.topics ?? []) topics.push(await this.lookup(wanted, allowAuto, req, ctx));
     }
     const { nodeId, clusterId } = this.identity;
     const { host, port } = endpointFor(this.identity, ctx.conn.security.listener);
@@ -46,24 +48,31 @@ export class MetadataHandler implements ApiHandler {
       clusterId,
       controllerId: nodeId,
       topics,
-      clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? ALL_CLUSTER_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED,
+      clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? authorizedOperations(ctx, 'CLUSTER', 'kafka-cluster', ALL_CLUSTER_OPERATIONS) : AUTHORIZED_OPERATIONS_OMITTED,
     };
   }
 
-  private async lookup(wanted: { topicId: Buffer; name: string | null }, allowAuto: boolean, req: MetadataRequest): Promise<Body> {
+  private async lookup(wanted: { topicId: Buffer; name: string | null }, allowAuto: boolean, req: MetadataRequest, ctx: HandlerContext): Promise<Body> {
     if (wanted.name === null) {
       const byId = wanted.topicId.equals(ZERO_UUID) ? undefined : this.topics.metadata.getTopicById(wanted.topicId);
-      if (byId) return this.describe(byId, req);
+      if (byId && !allowed(ctx, 'DESCRIBE', 'TOPIC', byId.name)) return this.missing(null, wanted.topicId, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+      if (byId) return this.describe(byId, req, ctx);
       return this.missing(null, wanted.topicId, ErrorCode.UNKNOWN_TOPIC_ID);
     }
     const name = wanted.name;
+    // As Kafka: no DESCRIBE is TOPIC_AUTHORIZATION_FAILED whether or not the topic exists, so names do not leak.
+    if (!allowed(ctx, 'DESCRIBE', 'TOPIC', name)) return this.missing(name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
     const existing = this.topics.getTopic(name);
-    if (existing) return this.describe(existing, req);
+    if (existing) return this.describe(existing, req, ctx);
     if (validateTopicName(name) !== undefined) return this.missing(name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION);
+    // Auto-creation needs CREATE on the cluster or on the topic.
+    if (allowAuto && this.topics.autoCreateEnabled && !allowedOnCluster(ctx, 'CREATE', true) && !allowed(ctx, 'CREATE', 'TOPIC', name)) {
+      return this.missing(name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    }
     if (allowAuto) {
       try {
         const created = await this.topics.autoCreate(name);
-        if (created) return this.describe(created, req);
+        if (created) return this.describe(created, req, ctx);
       } catch (err) {
         return this.missing(name, ZERO_UUID, toErrorResult(err, this.log, { topic: name }).errorCode);
       }
@@ -75,7 +84,7 @@ export class MetadataHandler implements ApiHandler {
     return { errorCode, name, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
   }
 
-  private describe(t: TopicRecord, req: MetadataRequest): Body {
+  private describe(t: TopicRecord, req: MetadataRequest, ctx: HandlerContext): Body {
     const nodeId = this.identity.nodeId;
     const partitions = Array.from({ length: t.partitions }, (_, partitionIndex) => ({
       errorCode: ErrorCode.NONE,
@@ -92,7 +101,7 @@ export class MetadataHandler implements ApiHandler {
       topicId: t.id,
       isInternal: false,
       partitions,
-      topicAuthorizedOperations: req.includeTopicAuthorizedOperations ? ALL_TOPIC_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED,
+      topicAuthorizedOperations: req.includeTopicAuthorizedOperations ? authorizedOperations(ctx, 'TOPIC', t.name, ALL_TOPIC_OPERATIONS) : AUTHORIZED_OPERATIONS_OMITTED,
     };
   }
 }

@@ -4,6 +4,7 @@
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { partitionExists, type CommitPartition, type OffsetManager, type TopicLookup } from '../groups/offset-manager.js';
+import { allowed } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 interface OffsetCommitRequest {
@@ -32,7 +33,14 @@ export class OffsetCommitHandler implements ApiHandler {
     const req = body as unknown as OffsetCommitRequest;
     const v = ctx.apiVersion;
     // Error codes laid out like the request; unknown partitions are answered here, the rest by the coordinator.
-    const codes = req.topics.map((t) => t.partitions.map((p) => (partitionExists(this.topics, t.name, p.partitionIndex) ? ErrorCode.NONE : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)));
+    // READ on the group, then READ on each topic, as Kafka asks.
+    const groupAllowed = allowed(ctx, 'READ', 'GROUP', req.groupId);
+    const codes = req.topics.map((t) => {
+      const topicAllowed = groupAllowed && allowed(ctx, 'READ', 'TOPIC', t.name);
+      return t.partitions.map((p) =>
+        !groupAllowed ? ErrorCode.GROUP_AUTHORIZATION_FAILED : !topicAllowed ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : partitionExists(this.topics, t.name, p.partitionIndex) ? ErrorCode.NONE : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+      );
+    });
     const toCommit: CommitPartition[] = [];
     const slots: [number, number][] = [];
     req.topics.forEach((t, ti) =>

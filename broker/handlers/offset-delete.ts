@@ -1,7 +1,8 @@
 /** OffsetDelete (key 47): removes some committed offsets of a group, except for topics it still subscribes to. */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { partitionExists, type OffsetManager, type TopicLookup } from '../groups/offset-manager.js';
-import type { ApiHandler, Body } from './handler.js';
+import { allowed } from '../security/acls/access.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 interface OffsetDeleteRequest {
   groupId: string;
@@ -18,11 +19,14 @@ export class OffsetDeleteHandler implements ApiHandler {
     private readonly topics: TopicLookup,
   ) {}
 
-  async handle(body: Body): Promise<Body> {
+  async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const req = body as unknown as OffsetDeleteRequest;
+    if (!allowed(ctx, 'DELETE', 'GROUP', req.groupId)) return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, throttleTimeMs: 0, topics: [] };
+    // READ on each topic, as Kafka asks; the others answer TOPIC_AUTHORIZATION_FAILED.
+    const exists = (topic: string, partition: number) => allowed(ctx, 'READ', 'TOPIC', topic) && partitionExists(this.topics, topic, partition);
     const wanted: { topic: string; partition: number }[] = [];
     for (const t of req.topics) {
-      for (const p of t.partitions) if (partitionExists(this.topics, t.name, p.partitionIndex)) wanted.push({ topic: t.name, partition: p.partitionIndex });
+      for (const p of t.partitions) if (exists(t.name, p.partitionIndex)) wanted.push({ topic: t.name, partition: p.partitionIndex });
     }
     const r = await this.offsets.deleteOffsets(req.groupId, wanted);
     if (r.errorCode !== ErrorCode.NONE) return { errorCode: r.errorCode, throttleTimeMs: 0, topics: [] };
@@ -34,7 +38,11 @@ export class OffsetDeleteHandler implements ApiHandler {
         name: t.name,
         partitions: t.partitions.map((p) => ({
           partitionIndex: p.partitionIndex,
-          errorCode: partitionExists(this.topics, t.name, p.partitionIndex) ? (r.partitions[i++] ?? ErrorCode.UNKNOWN_SERVER_ERROR) : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          errorCode: exists(t.name, p.partitionIndex)
+            ? (r.partitions[i++] ?? ErrorCode.UNKNOWN_SERVER_ERROR)
+            : allowed(ctx, 'READ', 'TOPIC', t.name)
+              ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+              : ErrorCode.TOPIC_AUTHORIZATION_FAILED,
         })),
       })),
     };

@@ -6,6 +6,7 @@
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { FetchedTopic, OffsetManager } from '../groups/offset-manager.js';
+import { allowed, visible } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 type TopicsRequest = { name: string; partitionIndexes: number[] }[] | null;
@@ -35,13 +36,13 @@ export class OffsetFetchHandler implements ApiHandler {
       return {
         throttleTimeMs: 0,
         groups: req.groups.map((g) => {
-          const r = this.fetch(g.groupId, g.topics);
+          const r = this.fetch(g.groupId, g.topics, ctx);
           return { groupId: g.groupId, errorCode: r.errorCode, topics: r.topics.map((t) => this.topic(t, req.requireStable === true ? g.groupId : undefined)) };
         }),
       };
     }
     // v1 has no "all topics" (null) and no top-level error code: a group error goes on every partition.
-    const r = this.fetch(req.groupId, req.topics);
+    const r = this.fetch(req.groupId, req.topics, ctx);
     if (v < 2 && r.errorCode !== ErrorCode.NONE) {
       return {
         topics: (req.topics ?? []).map((t) => ({
@@ -53,15 +54,24 @@ export class OffsetFetchHandler implements ApiHandler {
     return { throttleTimeMs: 0, errorCode: r.errorCode, topics: r.topics.map((t) => this.topic(t, req.requireStable === true ? req.groupId : undefined)) };
   }
 
-  private fetch(groupId: string, topics: TopicsRequest): { errorCode: number; topics: FetchedTopic[] } {
-    return this.offsets.fetch(groupId, topics === null ? null : topics.map((t) => ({ topic: t.name, partitions: t.partitionIndexes })));
+  /**
+   * DESCRIBE on the group (GROUP_AUTHORIZATION_FAILED), then on each topic, as Kafka asks: a named topic the
+   * principal may not describe answers TOPIC_AUTHORIZATION_FAILED, and "all topics" leaves it out.
+   */
+  private fetch(groupId: string, topics: TopicsRequest, ctx: HandlerContext): { errorCode: number; topics: FetchedTopic[] } {
+    if (!allowed(ctx, 'DESCRIBE', 'GROUP', groupId)) return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
+    const r = this.offsets.fetch(groupId, topics === null ? null : topics.map((t) => ({ topic: t.name, partitions: t.partitionIndexes })));
+    if (ctx.access === undefined) return r;
+    const shown = topics === null ? r.topics.filter((t) => visible(ctx, 'DESCRIBE', 'TOPIC', t.topic)) : r.topics;
+    return { errorCode: r.errorCode, topics: shown.map((t) => (allowed(ctx, 'DESCRIBE', 'TOPIC', t.topic) ? t : { ...t, denied: true })) };
   }
 
   /** `stableFor`: the group whose pending transactional offsets make a partition UNSTABLE_OFFSET_COMMIT. */
-  private topic(t: FetchedTopic, stableFor: string | undefined): Body {
+  private topic(t: FetchedTopic & { denied?: boolean }, stableFor: string | undefined): Body {
     return {
       name: t.topic,
       partitions: t.partitions.map((p) => {
+        if (t.denied === true) return { partitionIndex: p.partition, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
         const unstable = stableFor !== undefined && this.pendingTxnOffset(stableFor, t.topic, p.partition);
         return unstable
           ? { partitionIndex: p.partition, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT }

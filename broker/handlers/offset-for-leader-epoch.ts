@@ -9,6 +9,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { checkCurrentLeaderEpoch, LEADER_EPOCH } from '../fetch/leader-epoch.js';
 import type { TopicManager } from '../topics/topic-manager.js';
+import { allowed } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 interface OffsetForLeaderEpochRequest {
@@ -23,7 +24,7 @@ export class OffsetForLeaderEpochHandler implements ApiHandler {
 
   constructor(private readonly topics: TopicManager) {}
 
-  handle(body: Body, _ctx: HandlerContext): Body {
+  handle(body: Body, ctx: HandlerContext): Body {
     const req = body as unknown as OffsetForLeaderEpochRequest;
     return {
       throttleTimeMs: 0,
@@ -31,6 +32,7 @@ export class OffsetForLeaderEpochHandler implements ApiHandler {
         topic: t.topic,
         partitions: t.partitions.map((p) => {
           const result = (errorCode: number, leaderEpoch = -1, endOffset = -1n) => ({ errorCode, partition: p.partition, leaderEpoch, endOffset });
+          if (!allowed(ctx, 'DESCRIBE', 'TOPIC', t.topic)) return result(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
           const log = this.topics.getTopic(t.topic) === undefined ? undefined : this.topics.partitionLog(t.topic, p.partition);
           if (log === undefined) return result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
           const epochError = checkCurrentLeaderEpoch(p.currentLeaderEpoch);

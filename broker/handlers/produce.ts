@@ -31,6 +31,7 @@ import { decodeRecordBatch } from '../../protocol/record-batch/record-batch.js';
 import type { TopicManager } from '../topics/topic-manager.js';
 import type { Logger } from '../logger.js';
 import type { TxnCoordinator } from '../transactions/txn-coordinator.js';
+import { allowed, allowedOnCluster } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { toErrorResult } from './common.js';
 
@@ -77,7 +78,8 @@ export class ProduceHandler implements ApiHandler {
 
   async handle(body: Body, ctx: HandlerContext): Promise<Body | undefined> {
     const req = body as unknown as ProduceRequest;
-    const requestError = this.requestError(req, ctx.apiVersion);
+    const requestError = this.requestError(req, ctx.apiVersion) ?? transactionalIdDenied(req, ctx);
+    const denied = topicsDenied(req, ctx, this.topics);
     // Appends are queued synchronously here, in request order, unless this request (or an earlier one still
     // waiting) must first create a topic or open a log; then it queues its appends in turn behind those.
     const enqueue = (): Promise<PartitionResponse>[][] =>
@@ -85,11 +87,13 @@ export class ProduceHandler implements ApiHandler {
         const topic = this.topics.getTopic(t.name);
         return t.partitionData.map((p) => {
           if (requestError !== undefined) return Promise.resolve(failure(p.index, requestError.code, requestError.message));
+          const refusal = denied.get(t.name);
+          if (refusal !== undefined) return Promise.resolve(failure(p.index, refusal.code, refusal.message));
           return this.producePartition(t.name, topic, p.index, p.records, req.transactionalId);
         });
       });
-    const mustWait = requestError === undefined && (this.waitingCount > 0 || this.needsPreparation(req));
-    const pending = mustWait ? await this.inOrder(req, enqueue) : enqueue();
+    const mustWait = requestError === undefined && (this.waitingCount > 0 || this.needsPreparation(req, denied));
+    const pending = mustWait ? await this.inOrder(req, enqueue, denied) : enqueue();
     const responses = await Promise.all(
       req.topicData.map(async (t, i) => ({ name: t.name, partitionResponses: await Promise.all(pending[i] ?? []) })),
     );
@@ -102,8 +106,9 @@ export class ProduceHandler implements ApiHandler {
   }
 
   /** True if a topic must be auto-created or a partition log is still being opened. */
-  private needsPreparation(req: ProduceRequest): boolean {
+  private needsPreparation(req: ProduceRequest, denied: ReadonlyMap<string, unknown>): boolean {
     return req.topicData.some((t) => {
+      if (denied.has(t.name)) return false;
       const topic = this.topics.getTopic(t.name);
       if (topic === undefined) return validateTopicName(t.name) === undefined;
       return t.partitionData.some((p) => p.index >= 0 && p.index < topic.partitions && this.topics.partitionLog(t.name, p.index) === undefined);
@@ -111,9 +116,10 @@ export class ProduceHandler implements ApiHandler {
   }
 
   /** Auto-creates topics and waits for opening logs, then enqueues, behind every earlier request that had to wait. */
-  private async inOrder<T>(req: ProduceRequest, enqueue: () => T): Promise<T> {
+  private async inOrder<T>(req: ProduceRequest, enqueue: () => T, denied: ReadonlyMap<string, unknown>): Promise<T> {
     const prepare = async () => {
       for (const t of req.topicData) {
+        if (denied.has(t.name)) continue;
         let topic = this.topics.getTopic(t.name);
         if (topic === undefined && validateTopicName(t.name) === undefined) topic = await this.topics.autoCreate(t.name).catch(() => undefined);
         if (topic === undefined) continue;
@@ -246,4 +252,27 @@ export class ProduceHandler implements ApiHandler {
 
 function failure(index: number, errorCode: number, errorMessage: string | null): PartitionResponse {
   return { index, errorCode, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage };
+}
+
+/** Transactional records need WRITE on the transactional id (Kafka answers every partition with 53). */
+function transactionalIdDenied(req: ProduceRequest, ctx: HandlerContext): { code: number; message: string } | undefined {
+  if (req.transactionalId === null || allowed(ctx, 'WRITE', 'TRANSACTIONAL_ID', req.transactionalId)) return undefined;
+  return { code: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, message: `The principal may not write with transactional id '${req.transactionalId}'; grant WRITE on it.` };
+}
+
+/**
+ * The topics this request may not write to (TOPIC_AUTHORIZATION_FAILED, as Kafka), and the unknown ones it
+ * may not create (auto-creation needs CREATE on the cluster or the topic): those answer UNKNOWN_TOPIC_OR_PARTITION.
+ */
+function topicsDenied(req: ProduceRequest, ctx: HandlerContext, topics: TopicManager): Map<string, { code: number; message: string }> {
+  const denied = new Map<string, { code: number; message: string }>();
+  if (ctx.access === undefined) return denied;
+  for (const t of req.topicData) {
+    if (!allowed(ctx, 'WRITE', 'TOPIC', t.name)) {
+      denied.set(t.name, { code: ErrorCode.TOPIC_AUTHORIZATION_FAILED, message: `The principal may not write to topic '${t.name}'; grant WRITE on it.` });
+    } else if (topics.getTopic(t.name) === undefined && !allowedOnCluster(ctx, 'CREATE', true) && !allowed(ctx, 'CREATE', 'TOPIC', t.name)) {
+      denied.set(t.name, { code: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, message: `Topic '${t.name}' does not exist, and the principal may not create it (CREATE on the topic or the cluster).` });
+    }
+  }
+  return denied;
 }

@@ -1,5 +1,7 @@
 /** SyncGroup (key 14): the leader hands out assignments; every member waits for and receives its own. */
+import { ErrorCode } from '../../protocol/error-codes.js';
 import type { GroupCoordinator } from '../groups/coordinator.js';
+import { allowed } from '../security/acls/access.js';
 import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 interface SyncGroupRequest {
@@ -22,6 +24,7 @@ export class SyncGroupHandler implements ApiHandler {
   async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const req = body as unknown as SyncGroupRequest;
     const v = ctx.apiVersion;
+    if (!allowed(ctx, 'READ', 'GROUP', req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };
     const r = await this.groups.syncGroup({
       groupId: req.groupId,
       generationId: req.generationId,

@@ -8,7 +8,8 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { partitionExists, type OffsetManager, type TopicLookup } from '../groups/offset-manager.js';
 import type { TxnCoordinator } from '../transactions/txn-coordinator.js';
 import type { PendingOffset } from '../transactions/txn-metadata.js';
-import type { ApiHandler, Body } from './handler.js';
+import { allowed } from '../security/acls/access.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 interface TxnOffsetCommitRequest {
   transactionalId: string;
@@ -32,10 +33,22 @@ export class TxnOffsetCommitHandler implements ApiHandler {
     private readonly topics: TopicLookup,
   ) {}
 
-  async handle(body: Body): Promise<Body> {
+  async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const req = body as unknown as TxnOffsetCommitRequest;
     const flat = req.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, p })));
-    const codes = this.offsets.checkTxnCommit(req.groupId, req.generationId ?? -1, req.memberId ?? '', req.groupInstanceId ?? null, flat.map((f) => f.p.committedMetadata));
+    // WRITE on the transactional id, READ on the group, READ on each topic, as Kafka asks.
+    const refusal = !allowed(ctx, 'WRITE', 'TRANSACTIONAL_ID', req.transactionalId)
+      ? ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+      : !allowed(ctx, 'READ', 'GROUP', req.groupId)
+        ? ErrorCode.GROUP_AUTHORIZATION_FAILED
+        : undefined;
+    const codes =
+      refusal !== undefined
+        ? flat.map(() => refusal)
+        : this.offsets.checkTxnCommit(req.groupId, req.generationId ?? -1, req.memberId ?? '', req.groupInstanceId ?? null, flat.map((f) => f.p.committedMetadata));
+    flat.forEach((f, i) => {
+      if (codes[i] === ErrorCode.NONE && !allowed(ctx, 'READ', 'TOPIC', f.topic)) codes[i] = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+    });
     flat.forEach((f, i) => {
       if (codes[i] === ErrorCode.NONE && !partitionExists(this.topics, f.topic, f.p.partitionIndex)) codes[i] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     });

@@ -9,7 +9,8 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { MetadataStore, ScramCredentialRecord } from '../metadata/metadata-store.js';
 import { credentialFromSalted, SCRAM_MAX_ITERATIONS, SCRAM_MECHANISMS, SCRAM_MIN_ITERATIONS, scramMechanismById } from '../security/scram.js';
 import type { Logger } from '../logger.js';
-import type { ApiHandler, Body } from './handler.js';
+import { allowedOnCluster } from '../security/acls/access.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
 
 type Metadata = Pick<MetadataStore, 'listScramCredentials' | 'getScramCredential' | 'alterScramCredentials'>;
 
@@ -20,7 +21,9 @@ export class DescribeUserScramCredentialsHandler implements ApiHandler {
 
   constructor(private readonly metadata: Metadata) {}
 
-  handle(body: Body): Body {
+  handle(body: Body, ctx: HandlerContext): Body {
+    // DESCRIBE on the cluster, as Kafka asks.
+    if (!allowedOnCluster(ctx, 'DESCRIBE')) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'The principal may not describe SCRAM credentials; grant DESCRIBE on the cluster.', results: [] };
     const all = this.metadata.listScramCredentials();
     const infos = (user: string) => all.filter((c) => c.user === user).map((c) => ({ mechanism: SCRAM_MECHANISMS[c.mechanism].id, iterations: c.iterations }));
     const requested = body.users as { name: string }[] | null;
@@ -62,9 +65,14 @@ export class AlterUserScramCredentialsHandler implements ApiHandler {
     private readonly log: Logger,
   ) {}
 
-  async handle(body: Body): Promise<Body> {
+  async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const deletions = (body.deletions as Deletion[]) ?? [];
     const upsertions = (body.upsertions as Upsertion[]) ?? [];
+    // ALTER on the cluster, as Kafka asks.
+    if (!allowedOnCluster(ctx, 'ALTER')) {
+      const users = [...new Set([...deletions, ...upsertions].map((o) => o.name))];
+      return { throttleTimeMs: 0, results: users.map((user) => ({ user, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'The principal may not alter SCRAM credentials; grant ALTER on the cluster.' })) };
+    }
     const errors = new Map<string, Result>();
     const fail = (user: string, errorCode: number, errorMessage: string) => {
       if (!errors.has(user)) errors.set(user, { user, errorCode, errorMessage });

@@ -9,7 +9,8 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { Logger } from '../logger.js';
 import type { PartitionAppender } from '../producers/partition-appender.js';
 import type { TopicManager } from '../topics/topic-manager.js';
-import type { ApiHandler, Body } from './handler.js';
+import { allowedOnCluster } from '../security/acls/access.js';
+import type { ApiHandler, Body, HandlerContext } from './handler.js';
 import { toErrorResult } from './common.js';
 
 interface WriteTxnMarkersRequest {
@@ -27,8 +28,12 @@ export class WriteTxnMarkersHandler implements ApiHandler {
     private readonly log: Logger,
   ) {}
 
-  async handle(body: Body): Promise<Body> {
+  async handle(body: Body, ctx: HandlerContext): Promise<Body> {
     const req = body as unknown as WriteTxnMarkersRequest;
+    // Inter-broker: CLUSTER_ACTION on the cluster, as Kafka asks.
+    if (!allowedOnCluster(ctx, 'CLUSTER_ACTION')) {
+      return { markers: req.markers.map((m) => ({ producerId: m.producerId, topics: m.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED })) })) })) };
+    }
     const markers = [];
     for (const m of req.markers) {
       const topics = [];

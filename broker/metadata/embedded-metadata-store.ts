@@ -1,12 +1,12 @@
 /**
  * MetadataStore kept in `<log.dirs>/__cluster_metadata/metadata.json`. Every change rewrites the file
  * atomically (write to a temp file, fsync, rename, fsync the directory) before the change is reported, so
- * a created topic or an allocated producer id survives kill -9. Changes are serialized.
+ * a created topic, an allocated producer id or a created ACL survives kill -9. Changes are serialized.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MetadataError, type MetadataStore, type ScramCredentialRecord, type TopicRecord } from './metadata-store.js';
+import { MetadataError, type AclRecord, type MetadataStore, type ScramCredentialRecord, type TopicRecord } from './metadata-store.js';
 
 interface StoredTopic {
   name: string;
@@ -23,6 +23,8 @@ interface StoredState {
   topics: StoredTopic[];
   /** SCRAM credentials (salt, StoredKey and ServerKey in base64; never a password). Absent before security. */
   scramCredentials?: StoredScram[];
+  /** ACL bindings with Kafka's codes. Absent before ACLs. */
+  acls?: AclRecord[];
 }
 
 interface StoredScram {
@@ -42,6 +44,7 @@ const PRODUCER_ID_BLOCK = 1000n;
 export class EmbeddedMetadataStore implements MetadataStore {
   private readonly topics = new Map<string, TopicRecord>();
   private scram = new Map<string, ScramCredentialRecord>();
+  private acls: readonly AclRecord[] = [];
   private chain: Promise<unknown> = Promise.resolve();
   private producerIdNext = 0n;
   private producerIdLimit = 0n;
@@ -78,6 +81,7 @@ export class EmbeddedMetadataStore implements MetadataStore {
       const record = Object.freeze({ ...c, salt: Buffer.from(c.salt, 'base64'), storedKey: Buffer.from(c.storedKey, 'base64'), serverKey: Buffer.from(c.serverKey, 'base64') });
       store.scram.set(scramKey(c.user, c.mechanism), record);
     }
+    store.acls = Object.freeze((state?.acls ?? []).map((a) => Object.freeze({ ...a })));
     if (!state) await store.persist();
     return store;
   }
@@ -154,6 +158,19 @@ export class EmbeddedMetadataStore implements MetadataStore {
     });
   }
 
+  listAcls(): readonly AclRecord[] {
+    return this.acls;
+  }
+
+  alterAcls(additions: readonly AclRecord[], removals: readonly AclRecord[]): Promise<void> {
+    return this.serialize(async () => {
+      const before = this.acls;
+      const removed = new Set(removals);
+      this.acls = Object.freeze([...before.filter((a) => !removed.has(a)), ...additions.map((a) => Object.freeze({ ...a }))]);
+      await this.persistOrRollback(() => (this.acls = before));
+    });
+  }
+
   allocateProducerId(): Promise<bigint> {
     return this.serialize(async () => {
       if (this.producerIdNext >= this.producerIdLimit) {
@@ -224,6 +241,7 @@ export class EmbeddedMetadataStore implements MetadataStore {
             })),
           }
         : {}),
+      ...(this.acls.length > 0 ? { acls: this.acls.map((a) => ({ ...a })) } : {}),
     };
     const tmp = join(this.dir, 'metadata.json.tmp');
     // Owner-only: the file holds SCRAM StoredKeys and ServerKeys (not passwords, but not for everyone either).

@@ -1,6 +1,6 @@
 /**
  * Cluster-wide state behind one interface: topics with their ids, partition counts and configs, the
- * cluster id, and producer-id allocation. The embedded implementation keeps it in the data directory; a
+ * cluster id, producer-id allocation, SCRAM credentials and ACLs. The embedded implementation keeps it in the data directory; a
  * multi-broker mode will put the same state in a coordination store.
  */
 export interface TopicRecord {
@@ -23,6 +23,17 @@ export interface ScramCredentialRecord {
   readonly serverKey: Buffer;
 }
 
+/** One ACL binding with Kafka's codes (broker/security/acls/acl.ts names them). */
+export interface AclRecord {
+  readonly resourceType: number;
+  readonly resourceName: string;
+  readonly patternType: number;
+  readonly principal: string;
+  readonly host: string;
+  readonly operation: number;
+  readonly permissionType: number;
+}
+
 export interface MetadataStore {
   readonly clusterId: string;
   listTopics(): readonly TopicRecord[];
@@ -37,6 +48,9 @@ export interface MetadataStore {
   getScramCredential(user: string, mechanism: ScramCredentialRecord['mechanism']): ScramCredentialRecord | undefined;
   /** Upserts and deletes SCRAM credentials in one durable change (deletions of absent ones are ignored). */
   alterScramCredentials(upserts: readonly ScramCredentialRecord[], deletions: readonly { user: string; mechanism: ScramCredentialRecord['mechanism'] }[]): Promise<void>;
+  listAcls(): readonly AclRecord[];
+  /** Adds and removes ACL bindings in one durable change (the caller passes no duplicates and only stored removals). */
+  alterAcls(additions: readonly AclRecord[], removals: readonly AclRecord[]): Promise<void>;
   /** Allocates a new producer id, never handed out before (also across restarts). */
   allocateProducerId(): Promise<bigint>;
   close(): Promise<void>;

@@ -51,6 +51,8 @@ export class SaslAuthenticator {
   private fileStamp = '';
   /** Authentications that failed, since start (metrics may read it). */
   failures = 0;
+  /** Authentications since start by listener, mechanism and result (floe_sasl_authentications_total). */
+  readonly outcomes = new Map<string, { listener: string; mechanism: string; result: 'success' | 'failure'; count: number }>();
 
   constructor(
     private readonly settings: SaslSettings,
@@ -149,17 +151,27 @@ export class SaslAuthenticator {
       session.reauthenticating = false;
       session.server = undefined;
       session.expiresAtMs = this.reauthMs > 0 ? this.now() + this.reauthMs : undefined;
+      this.count(security.listener, session.mechanism, 'success');
       this.log.debug('SASL authentication succeeded', { conn: conn.id, remote: conn.remoteAddress, principal, mechanism: session.mechanism, reauthenticated });
       return { response, done, sessionLifetimeMs: this.reauthMs };
     } catch (err) {
       session.state = 'failed';
       session.server = undefined;
       this.failures++;
+      this.count(security.listener, session.mechanism, 'failure');
       // The reason goes to the debug log only; it never holds the password (mechanisms do not put it there).
       this.log.info('SASL authentication failed', { conn: conn.id, remote: conn.remoteAddress, mechanism: session.mechanism, reason: err instanceof SaslAuthenticationError ? err.message : 'internal error' });
       if (this.failureDelayMs > 0) await new Promise((r) => setTimeout(r, this.failureDelayMs));
       throw err instanceof SaslAuthenticationError ? err : new SaslAuthenticationError('internal error');
     }
+  }
+
+  private count(listener: string, mechanism: string | undefined, result: 'success' | 'failure'): void {
+    const m = mechanism ?? 'unknown';
+    const key = `${listener}\u0000${m}\u0000${result}`;
+    const o = this.outcomes.get(key);
+    if (o !== undefined) o.count++;
+    else this.outcomes.set(key, { listener, mechanism: m, result, count: 1 });
   }
 
   /** The message clients get for a failed authentication: the same whatever the reason, as Kafka answers. */

@@ -23,7 +23,13 @@ export interface ConnectionInfo {
  * prefix, or undefined when the request gets no response (Produce with acks=0). Throwing closes the
  * connection, which is what Kafka does with a request it cannot parse.
  */
-export type FrameHandler = (frame: Buffer, conn: ConnectionInfo) => Promise<Buffer | undefined> | Buffer | undefined;
+export type FrameHandler = (frame: Buffer, conn: ConnectionInfo) => Promise<ResponseFrame | undefined> | ResponseFrame | undefined;
+
+/**
+ * An encoded response: one buffer, or several written back to back in one vectored write (a Fetch
+ * response whose record sets are the buffers the log read, not copies).
+ */
+export type ResponseFrame = Buffer | readonly Buffer[];
 
 /** Bytes moved over Kafka client sockets, added to by every connection (metrics read it). */
 export interface TrafficCounters {
@@ -39,9 +45,11 @@ export interface ConnectionOptions {
   readonly idleMs: number;
   /** Where to count bytes in and out, when metrics are on. */
   readonly traffic?: TrafficCounters;
+  /** Where warnings about a client's bad input go (rate-limited, shared by every connection); the connection's logger otherwise. */
+  readonly badInputLog?: Pick<Logger, 'warn'>;
 }
 
-type Slot = { done: boolean; response: Buffer | undefined };
+type Slot = { done: boolean; response: ResponseFrame | undefined };
 
 export class Connection {
   private readonly splitter: FrameSplitter;
@@ -78,7 +86,7 @@ export class Connection {
     try {
       frames = this.splitter.push(chunk);
     } catch (err) {
-      this.log.warn('closing connection: bad frame', { conn: this.info.id, remote: this.info.remoteAddress, err });
+      (this.options.badInputLog ?? this.log).warn('closing connection: bad frame', { conn: this.info.id, listener: this.info.security.listener, remote: this.info.remoteAddress, err });
       this.destroy();
       return;
     }
@@ -109,7 +117,7 @@ export class Connection {
     const slot: Slot = { done: false, response: undefined };
     this.queue.push(slot);
     this.inFlight++;
-    let result: Promise<Buffer | undefined> | Buffer | undefined;
+    let result: Promise<ResponseFrame | undefined> | ResponseFrame | undefined;
     try {
       result = this.handler(frame, this.info);
     } catch (err) {
@@ -126,16 +134,13 @@ export class Connection {
     }
   }
 
-  private complete(slot: Slot, response: Buffer | undefined): void {
+  private complete(slot: Slot, response: ResponseFrame | undefined): void {
     slot.done = true;
     slot.response = response;
     this.inFlight--;
     while (this.queue.length > 0 && this.queue[0]?.done) {
       const head = this.queue.shift();
-      if (head?.response && !this.closed) {
-        if (this.options.traffic !== undefined) this.options.traffic.bytesOut += head.response.length;
-        this.socket.write(head.response);
-      }
+      if (head?.response && !this.closed) this.write(head.response);
       if (this.info.security.closeAfterResponse && !this.closed) {
         // A failed authentication: its answer is the last thing this connection sends.
         this.draining = true;
@@ -150,9 +155,24 @@ export class Connection {
     if (this.inFlight === 0) this.notifyIdle();
   }
 
+  private write(response: ResponseFrame): void {
+    if (Buffer.isBuffer(response)) {
+      if (this.options.traffic !== undefined) this.options.traffic.bytesOut += response.length;
+      this.socket.write(response);
+      return;
+    }
+    // Corked, the chunks leave in one writev.
+    this.socket.cork();
+    for (const chunk of response as readonly Buffer[]) {
+      if (this.options.traffic !== undefined) this.options.traffic.bytesOut += chunk.length;
+      this.socket.write(chunk);
+    }
+    this.socket.uncork();
+  }
+
   private fail(err: unknown): void {
     this.inFlight--;
-    this.log.warn('closing connection: request failed', { conn: this.info.id, remote: this.info.remoteAddress, err });
+    (this.options.badInputLog ?? this.log).warn('closing connection: request failed', { conn: this.info.id, listener: this.info.security.listener, remote: this.info.remoteAddress, err });
     this.destroy();
   }
 

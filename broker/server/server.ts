@@ -14,6 +14,7 @@ import type { Logger } from '../logger.js';
 import { newConnectionSecurity } from '../security/session.js';
 import { tlsPrincipal, type TlsContext } from '../security/tls.js';
 import { Connection, type ConnectionOptions, type FrameHandler } from './connection.js';
+import type { ConnectionLimits } from './connection-limits.js';
 
 export interface ListenOptions extends ConnectionOptions {
   readonly host: string;
@@ -22,6 +23,8 @@ export interface ListenOptions extends ConnectionOptions {
   readonly listener?: ListenerSpec;
   /** Certificates for SSL and SASL_SSL listeners. */
   readonly tls?: TlsContext;
+  /** Per-address connection limits, shared by every listener. */
+  readonly limits?: ConnectionLimits;
 }
 
 /** Shared by every listener so that connection ids stay unique across them. */
@@ -41,6 +44,7 @@ export class KafkaServer {
     const tls = options.tls;
     if (tls !== undefined) {
       const server = createTlsServer({ ...tls.options }, (socket) => this.acceptTls(socket));
+      server.on('connection', (raw: Socket) => this.admit(raw));
       tls.onReload((next) => server.setSecureContext({ ...next }));
       server.on('tlsClientError', (err, socket) => {
         this.tlsHandshakeFailures++;
@@ -48,8 +52,15 @@ export class KafkaServer {
       });
       this.server = server;
     } else {
-      this.server = createServer((socket) => this.accept(socket, undefined));
+      this.server = createServer((socket) => {
+        if (this.admit(socket)) this.accept(socket, undefined);
+      });
     }
+  }
+
+  /** Whether this listener speaks TLS (SSL, SASL_SSL). */
+  get tls(): boolean {
+    return this.options.tls !== undefined;
   }
 
   get name(): string {
@@ -81,6 +92,23 @@ export class KafkaServer {
     const principal = tlsPrincipal(socket);
     if (principal !== undefined) this.log.debug('TLS client certificate accepted', { listener: this.name, remote: `${socket.remoteAddress}:${socket.remotePort}`, principal });
     this.accept(socket, principal);
+  }
+
+  /**
+   * The per-address limit, checked on the TCP connection before anything is read (and before a TLS
+   * handshake): false when the connection was refused and closed.
+   */
+  private admit(raw: Socket): boolean {
+    const limits = this.options.limits;
+    if (limits === undefined) return true;
+    const address = raw.remoteAddress;
+    if (!limits.tryAcquire(address, this.name)) {
+      (this.options.badInputLog ?? this.log).warn('refused a connection: its address has max.connections.per.ip connections open', { listener: this.name, remote: `${address}:${raw.remotePort}` });
+      raw.destroy();
+      return false;
+    }
+    raw.once('close', () => limits.release(address));
+    return true;
   }
 
   private accept(socket: Socket, principal: string | undefined): void {

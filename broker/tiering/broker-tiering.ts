@@ -23,7 +23,7 @@
  * - Recovery from the warehouse alone: a partition whose local log is empty but whose table holds offsets up
  *   to C (the local disk was lost) starts its local log at C + 1; earlier offsets are served from the table.
  */
-import type { PartitionCompaction, TableExpiry, TableSnapshotInfo, TableStats, TieringObserver, TieringPlugin, TopicTieringConfig, TypedKeySettings, TypedValueSettings } from '../../tiering/plugin/api.js';
+import type { BacklogReport, PartitionCompaction, TableExpiry, TableSnapshotInfo, TableStats, TieringObserver, TieringPlugin, TopicBacklog, TopicTieringConfig, TypedKeySettings, TypedValueSettings } from '../../tiering/plugin/api.js';
 import { openIcebergTiering, type OpenedIcebergTiering } from '../../tiering/plugin/open-iceberg-tiering.js';
 import type { CacheStats, SegmentCodec } from '../../tiering/plugin/segment-codec.js';
 import type { BrokerConfig } from '../config/settings.js';
@@ -142,17 +142,19 @@ export class BrokerTiering implements RemoteLogReader {
     const tlog = log.child({ logger: 'tiering' });
     const behind = new TablesBehind();
     const inner = options.observer;
-    // A landed commit means the table caught up with what was copied: it is no longer behind.
-    const observer: TieringObserver = {
-      segmentCopied: (e) => inner?.segmentCopied?.(e),
-      copyFailed: (e) => inner?.copyFailed?.(e),
-      committed: (e) => {
-        if (behind.recovered(e.topic)) tlog.info('the table is tiering again', { topic: e.topic });
-        inner?.committed?.(e);
-      },
-      commitFailed: (e) => inner?.commitFailed?.(e),
-      valuesTyped: (e) => inner?.valuesTyped?.(e),
+    // A landed commit means the table caught up with what was copied: it is no longer behind. Every other
+    // event goes to the broker's observer (metrics) as it is.
+    const committed: NonNullable<TieringObserver['committed']> = (e) => {
+      if (behind.recovered(e.topic)) tlog.info('the table is tiering again', { topic: e.topic });
+      inner?.committed?.(e);
     };
+    const observer = new Proxy<TieringObserver>(inner ?? {}, {
+      get(target, prop) {
+        if (prop === 'committed') return committed;
+        const v: unknown = Reflect.get(target, prop);
+        return typeof v === 'function' ? (v as (...args: unknown[]) => unknown).bind(target) : v;
+      },
+    });
     const c = config;
     const catalog = c['iceberg.catalog.type'] === 'rest'
       ? {
@@ -189,10 +191,17 @@ export class BrokerTiering implements RemoteLogReader {
       },
       observer,
       waitForTransactions: true,
+      ...(config['remote.log.manager.copy.max.bytes.per.second'] < Number.MAX_SAFE_INTEGER ? { copyBytesPerSecond: config['remote.log.manager.copy.max.bytes.per.second'] } : {}),
+      onBacklog: (r) => logBacklog(tlog, r),
       maintenance: { intervalMs: config['iceberg.maintenance.interval.ms'], orphanWindowMs: config['iceberg.orphan.files.older.than.ms'] },
     });
     if (opened.restUrl !== undefined) tlog.info('iceberg REST catalog started', { url: opened.restUrl, warehouse: opened.warehouse });
     return new BrokerTiering(opened.plugin, opened, config, tlog, options.codec, behind);
+  }
+
+  /** Topics whose tables lag behind their closed segments, with the progress of a backfill or catch-up. */
+  backlogs(): readonly TopicBacklog[] {
+    return this.plugin.backlogs();
   }
 
   /** The REST catalog's URL, when it runs. */
@@ -498,3 +507,22 @@ export class BrokerTiering implements RemoteLogReader {
   }
 }
 
+
+const MiB = 1024 * 1024;
+
+/** Log lines of a backfill or catch-up: its size when it starts, progress with the time left, the rate at the end. */
+function logBacklog(log: Logger, r: BacklogReport): void {
+  const fields = {
+    topic: r.topic,
+    segments: r.segments,
+    percent: Math.round(r.percent * 10) / 10,
+    doneMiB: Math.round((r.doneBytes / MiB) * 10) / 10,
+    totalMiB: Math.round((r.totalBytes / MiB) * 10) / 10,
+    mibPerSecond: Math.round((r.bytesPerSecond / MiB) * 10) / 10,
+    ...(r.etaSeconds !== undefined ? { etaSeconds: Math.ceil(r.etaSeconds) } : {}),
+    elapsedSeconds: Math.round(r.elapsedSeconds),
+  };
+  if (r.phase === 'started') log.info('tiering backlog: closed segments the table does not hold yet are being converted, oldest first', fields);
+  else if (r.phase === 'progress') log.info('tiering backlog progress', fields);
+  else log.info('tiering backlog done: the table holds every closed segment', fields);
+}

@@ -149,6 +149,11 @@ export class TopicManager {
     return record;
   }
 
+  /** Whether Metadata and Produce may create unknown topics (`auto.create.topics.enable`). */
+  get autoCreateEnabled(): boolean {
+    return this.config['auto.create.topics.enable'];
+  }
+
   /** Auto-creation on Metadata/Produce when `auto.create.topics.enable` is on. */
   async autoCreate(name: string): Promise<TopicRecord | undefined> {
     if (!this.config['auto.create.topics.enable'] || validateTopicName(name) !== undefined) return undefined;

@@ -1,4 +1,5 @@
 import type { ApiSpec } from '../schema/types.js';
+import { CREATE_ACLS, DELETE_ACLS, DESCRIBE_ACLS } from './acls.js';
 import { ADD_OFFSETS_TO_TXN } from './add-offsets-to-txn.js';
 import { ADD_PARTITIONS_TO_TXN } from './add-partitions-to-txn.js';
 import { CONSUMER_GROUP_HEARTBEAT } from './consumer-group-heartbeat.js';
@@ -24,7 +25,7 @@ import { TXN_OFFSET_COMMIT } from './txn-offset-commit.js';
 import { ALTER_USER_SCRAM_CREDENTIALS, DESCRIBE_USER_SCRAM_CREDENTIALS } from './user-scram-credentials.js';
 import { WRITE_TXN_MARKERS } from './write-txn-markers.js';
 
-/** Declarations of the group, offset, SASL and transaction APIs. Add each API here as it is declared. */
+/** Declarations of the group, offset, SASL, ACL and transaction APIs. Add each API here as it is declared. */
 export const API_SPECS_B: readonly ApiSpec[] = [
   OFFSET_COMMIT, // 8
   OFFSET_FETCH, // 9
@@ -41,6 +42,9 @@ export const API_SPECS_B: readonly ApiSpec[] = [
   END_TXN, // 26
   WRITE_TXN_MARKERS, // 27
   TXN_OFFSET_COMMIT, // 28
+  DESCRIBE_ACLS, // 29
+  CREATE_ACLS, // 30
+  DELETE_ACLS, // 31
   SASL_AUTHENTICATE, // 36
   DELETE_GROUPS, // 42
   OFFSET_DELETE, // 47

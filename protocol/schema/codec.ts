@@ -87,11 +87,21 @@ function primitiveCodec(type: PrimitiveType, nullable: boolean, compact: boolean
         encode: nullable ? (w, v) => w.nullableString(v as string | null, compact) : (w, v) => w.string(v as string, compact),
       };
     case 'bytes':
-    case 'records':
       return {
         minSize: compact ? 1 : 4,
         decode: nullable ? (r) => r.nullableBytes(compact) : (r) => r.bytes(compact),
         encode: nullable ? (w, v) => w.nullableBytes(v as Uint8Array | null, compact) : (w, v) => w.bytes(v as Uint8Array, compact),
+      };
+    case 'records':
+      return {
+        minSize: compact ? 1 : 4,
+        decode: nullable ? (r) => r.nullableBytes(compact) : (r) => r.bytes(compact),
+        encode: nullable
+          ? (w, v) => w.records(v as Uint8Array | null, compact)
+          : (w, v) => {
+              if (v === null) throw new ProtocolError('INVALID_VALUE', 'null records where the field is not nullable');
+              w.records(v as Uint8Array, compact);
+            },
       };
   }
 }

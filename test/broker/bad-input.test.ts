@@ -143,3 +143,26 @@ test('the broker answers bad input with error codes or a closed connection and k
   }
   for (const [offset, value] of acked) assert.equal(stored.get(offset), value, `acknowledged offset ${offset}`);
 });
+
+test('a flood of garbage frames is logged as a handful of warnings that count the rest, and the broker keeps serving', async (t) => {
+  const warnings: string[] = [];
+  const b = await startBroker(['--num.partitions=1'], { warnings });
+  t.after(() => b.stop());
+  const negative = Buffer.alloc(4);
+  negative.writeInt32BE(-7);
+  const garbage = [negative, frame(Buffer.from([0, 3])), frame(Buffer.from('GET / HTTP/1.1\r\n\r\n'))];
+  const flood = 600;
+  for (let i = 0; i < flood; i += 50) {
+    await Promise.all(Array.from({ length: 50 }, (_, j) => sendRaw(b.port, garbage[(i + j) % garbage.length] ?? negative, 1000)));
+  }
+  await new Promise((r) => setTimeout(r, 1100));
+  await sendRaw(b.port, negative, 1000);
+  const lines = warnings.map((l) => JSON.parse(l) as { msg: string; suppressed?: number });
+  assert.ok(lines.length >= 2 && lines.length < 40, `${flood + 1} bad frames made ${lines.length} warning lines`);
+  const counted = lines.reduce((n, l) => n + (l.suppressed ?? 0), 0);
+  assert.ok(counted > 0, 'a later line says how many were not logged');
+  assert.ok(lines.length + counted <= flood + 1, `lines (${lines.length}) and the counts they carry (${counted}) are at most the bad frames`);
+  const c = await WireClient.connect(b.port);
+  t.after(() => c.close());
+  assert.equal(firstPartition(await c.request(0, 9, produceBody('after-flood', 0, batchOf(['still here'])))).errorCode, ErrorCode.NONE);
+});

@@ -5,11 +5,12 @@ import type { ApiHandler } from '../../broker/handlers/handler.js';
 import { decodeResponse, encodeRequest } from '../../protocol/index.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { newConnectionSecurity } from '../../broker/security/session.js';
+import type { ResponseFrame } from '../../broker/server/connection.js';
 
 const conn = { id: 1, remoteAddress: 'test', security: newConnectionSecurity('PLAINTEXT', 'PLAINTEXT') };
-const unframe = (b: Buffer | undefined) => {
+const unframe = (b: ResponseFrame | undefined) => {
   assert.ok(b);
-  return b.subarray(4);
+  return (Buffer.isBuffer(b) ? b : Buffer.concat(b)).subarray(4);
 };
 
 const heartbeat: ApiHandler = {

@@ -89,6 +89,27 @@ function assertNoSecrets(lines: string[], secrets: readonly string[]): void {
   for (const s of secrets) assert.ok(!text.includes(s), `a secret appears in the broker log: ${s.slice(0, 5)}...`);
 }
 
+/**
+ * Every answer an operator can get from the broker: the admin port's metrics, status page and JSON API (with
+ * each topic's effective configs), and the broker's configs through Kafka's own kafka-configs.sh, scanned for
+ * the secrets.
+ */
+async function assertNoSecretsServed(env: Env, bs: string, secrets: readonly string[]): Promise<void> {
+  assert.ok(env.b.adminUrl);
+  const paths = ['/metrics', '/', '/api/status', '/api/topics', '/api/tables', ...env.b.broker.services.topics.metadata.listTopics().map((t) => `/api/configs/topics/${encodeURIComponent(t.name)}`)];
+  const answers: string[] = [];
+  for (const path of paths) {
+    const res = await fetch(`${env.b.adminUrl}${path}`);
+    answers.push(`${path} ${res.status} ${JSON.stringify([...res.headers])} ${await res.text()}`);
+  }
+  const brokerConfigs = await cli(env, `kafka-configs.sh ${bs} --describe --entity-type brokers --entity-name 1 --all`, env.saslSsl);
+  assert.equal(brokerConfigs.code, 0, brokerConfigs.stderr);
+  assert.match(brokerConfigs.stdout, /ssl\.keystore\.password=null sensitive=true/);
+  answers.push(brokerConfigs.stdout, brokerConfigs.stderr);
+  const text = answers.join('\n');
+  for (const s of secrets) assert.ok(!text.includes(s), `a secret appears in what the broker serves: ${s.slice(0, 5)}...`);
+}
+
 test('kafka-configs.sh manages SCRAM users; the Java client produces and consumes over SASL_SSL with SCRAM-SHA-512 and PLAIN', { timeout: 300_000 }, async (t) => {
   const env = await saslBroker(t);
   const admin = javaProps(env, 'admin.properties', 'PLAIN', 'admin', PW.admin);
@@ -146,6 +167,7 @@ test('kafka-configs.sh manages SCRAM users; the Java client produces and consume
   await assert.rejects(kcat(env, 'SCRAM-SHA-512', 'javauser', PW.java512, ['-L', '-m', '5']), /Authentication failed|SASL authentication error|exited|Command failed/);
 
   assertNoSecrets(env.lines, [...Object.values(PW), env.certs.keystorePassword, 'alice-secret']);
+  await assertNoSecretsServed(env, BS, [...Object.values(PW), env.certs.keystorePassword, 'alice-secret']);
 });
 
 function kcatArgs(env: Env, mechanism: string, user: string, password: string): string[] {

@@ -10,6 +10,7 @@ import {
   decodeResponse,
   encodeRequest,
   encodeResponse,
+  encodeResponseChunks,
   ProtocolError,
   supportedApis,
   supportedVersions,
@@ -142,6 +143,26 @@ test('encodeResponse returns a fresh buffer each call', () => {
   const copy = Buffer.from(a);
   encodeResponse({ correlationId: 2 }, 18, 0, { errorCode: 1, apiKeys: [] });
   assert.deepEqual(a, copy);
+});
+
+test('encodeResponseChunks: the same bytes as encodeResponse at every Fetch version, with large record sets referenced, not copied', () => {
+  const big = Buffer.alloc(40_000, 7);
+  const small = Buffer.alloc(100, 3);
+  const versions = supportedVersions(1);
+  assert.ok(versions);
+  for (let v = versions.minVersion; v <= versions.maxVersion; v++) {
+    const partition = (partitionIndex: number, records: Buffer | null) => ({ partitionIndex, errorCode: 0, highWatermark: 10n, lastStableOffset: 10n, logStartOffset: 0n, abortedTransactions: [], preferredReadReplica: -1, records });
+    const body = { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: [{ topic: 't', topicId: Buffer.alloc(16, 1), partitions: [partition(0, big), partition(1, small), partition(2, null), partition(3, big)] }] };
+    const whole = encodeResponse({ correlationId: 9 }, 1, v, body);
+    const chunks = encodeResponseChunks({ correlationId: 9 }, 1, v, body, 16 * 1024);
+    assert.deepEqual(Buffer.concat(chunks), whole, `Fetch v${v}: the chunks are the frame`);
+    assert.equal(chunks.filter((c) => c.buffer === big.buffer && c.byteOffset === big.byteOffset && c.length === big.length).length, 2, `Fetch v${v}: both large record sets are the caller's buffer`);
+    assert.ok(!chunks.some((c) => c.buffer === small.buffer), `Fetch v${v}: a small record set is copied`);
+  }
+  // Nothing spliced: one buffer. And the writer forgets its references: the next frame is self-contained.
+  const plain = encodeResponseChunks({ correlationId: 1 }, 18, 0, { errorCode: 0, apiKeys: [] }, 16 * 1024);
+  assert.equal(plain.length, 1);
+  assert.deepEqual(plain[0], encodeResponse({ correlationId: 1 }, 18, 0, { errorCode: 0, apiKeys: [] }));
 });
 
 test('encode errors are ProtocolErrors naming the API and field', () => {

@@ -12,6 +12,10 @@
  * Offsets and timestamps are JS numbers (exact to 2^53), as in the broker's partition log.
  */
 
+import type { Backlog, BacklogReport } from './backlog-progress.js';
+
+export type { Backlog, BacklogReport };
+
 export interface TopicPartitionId {
   readonly topic: string;
   readonly partition: number;
@@ -198,6 +202,14 @@ export interface TieringObserver {
   valuesTyped?(event: { readonly topic: string; readonly exact: number; readonly rawKept: number; readonly deadLetters: Readonly<Record<string, number>>; readonly action: 'dlq_table' | 'drop' }): void;
 }
 
+/** A topic's tiering backlog (see TieringPlugin.backlogs). */
+export interface TopicBacklog {
+  readonly topic: string;
+  readonly backlog: Backlog;
+  /** Present while the backlog is a catch-up episode (large enough to report). */
+  readonly progress: BacklogReport | undefined;
+}
+
 /** What a topic's table holds now, read from its metadata (for metrics and status pages). */
 export interface TableStats {
   /** `<namespace>.<name>`. */
@@ -285,6 +297,11 @@ export interface TieringPlugin {
   tableStats(topic: string): Promise<TableStats | undefined>;
   /** Resolves when every segment queued so far is committed (or has failed for good). */
   drain(): Promise<void>;
+  /**
+   * Topics with closed segments their tables do not hold yet, with the progress of a large backlog (a
+   * backfill after tables were turned on, a catch-up after the catalog was down).
+   */
+  backlogs(): readonly TopicBacklog[];
   /** The topic's table as `<namespace>.<name>`; undefined when not tiered. */
   tableName(topic: string): string | undefined;
   /** The partitions the topic's table holds history for (ascending); empty when not tiered. */

@@ -26,6 +26,7 @@ import {
   type TableStats,
   type TieringObserver,
   type TieringPlugin,
+  type TopicBacklog,
   type TopicPartitionId,
   type TopicTieringConfig,
   type TransactionSource,
@@ -37,6 +38,7 @@ import type { RegistryReader } from '../typed/value-typer.js';
 import { IcebergTopic, type CompactionOutcome } from './iceberg-topic.js';
 import { segmentFor, toMetadata } from './partition-manifest.js';
 import { TieringScheduler } from './scheduler.js';
+import type { BacklogReport } from './backlog-progress.js';
 import { TableMaintenance, type MaintenanceOptions, type MaintenanceResult } from './table-maintenance.js';
 import type { SegmentCodec } from './segment-codec.js';
 import { TableStatsReader } from './table-stats.js';
@@ -86,6 +88,10 @@ export interface IcebergTieringOptions {
   readonly waitForTransactions?: boolean;
   /** How often a segment waiting for the transaction state is tried again (ms). Default 200. */
   readonly stableRetryMs?: number;
+  /** Bytes of local segments copied per second at most (remote.log.manager.copy.max.bytes.per.second). */
+  readonly copyBytesPerSecond?: number;
+  /** A topic's large backlog (a backfill, a catch-up): started, progressing, done. */
+  readonly onBacklog?: (report: BacklogReport) => void;
 }
 
 export interface PluginCompactionOptions {
@@ -144,6 +150,8 @@ export class IcebergTieringPlugin implements TieringPlugin {
       ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
       ...(options.retryMaxMs !== undefined ? { retryMaxMs: options.retryMaxMs } : {}),
       ...(options.stableRetryMs !== undefined ? { stableRetryMs: options.stableRetryMs } : {}),
+      ...(options.copyBytesPerSecond !== undefined ? { copyBytesPerSecond: options.copyBytesPerSecond } : {}),
+      ...(options.onBacklog ? { onBacklog: options.onBacklog } : {}),
     });
     this.compactor = new CompactionScheduler({
       run: async (topic, partition) => (await this.runCompaction(topic, partition)).status === 'compacted',
@@ -363,6 +371,10 @@ export class IcebergTieringPlugin implements TieringPlugin {
     const t = this.tiered(topic);
     if (t === undefined) return undefined;
     return this.stats.read([...t.id.namespace, t.id.name].join('.'), t.metadata);
+  }
+
+  backlogs(): readonly TopicBacklog[] {
+    return this.scheduler.backlogs();
   }
 
   drain(): Promise<void> {

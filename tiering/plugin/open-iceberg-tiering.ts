@@ -15,7 +15,7 @@ import { WarehouseCatalog } from '../../iceberg/catalog/warehouse.js';
 import type { FileIO } from '../../iceberg/io/file-io.js';
 import { createFileIO, schemeOf } from '../../iceberg/io/registry.js';
 import { RestCatalogServer } from '../../iceberg/rest/server.js';
-import type { TieringObserver, TieringPlugin } from './api.js';
+import type { BacklogReport, TieringObserver, TieringPlugin } from './api.js';
 import { crashAfterCatalogCommit, crashInsideCommit } from './crash-points.js';
 import { LastKnownCatalog } from './last-known-catalog.js';
 import { isMaintenanceProperty } from './table-maintenance.js';
@@ -52,6 +52,10 @@ export interface IcebergTieringSettings {
   readonly maintenance?: { readonly intervalMs: number; readonly orphanWindowMs: number };
   /** Copy no segment until the broker attaches its transaction state (plugin.attachTransactions). */
   readonly waitForTransactions?: boolean;
+  /** Bytes of local segments copied per second at most; unlimited when absent. */
+  readonly copyBytesPerSecond?: number;
+  /** A topic's large backlog (a backfill, a catch-up): started, progressing, done. */
+  readonly onBacklog?: (report: BacklogReport) => void;
 }
 
 /** An external Iceberg REST catalog (the broker's iceberg.catalog.* settings; '' means not set). */
@@ -165,6 +169,8 @@ export async function openIcebergTiering(settings: IcebergTieringSettings): Prom
     ...(settings.onWarn !== undefined ? { onWarn: settings.onWarn } : {}),
     ...(settings.observer ? { observer: settings.observer } : {}),
     ...(settings.waitForTransactions === true ? { waitForTransactions: true } : {}),
+    ...(settings.copyBytesPerSecond !== undefined ? { copyBytesPerSecond: settings.copyBytesPerSecond } : {}),
+    ...(settings.onBacklog !== undefined ? { onBacklog: settings.onBacklog } : {}),
     ...(settings.maintenance ? { maintenanceIntervalMs: settings.maintenance.intervalMs, maintenance: { orphanWindowMs: settings.maintenance.orphanWindowMs } } : {}),
   });
   const { port, host, token } = settings.rest;

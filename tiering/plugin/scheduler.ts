@@ -6,11 +6,16 @@
  * only records the segment. Memory is bounded by the concurrency (the converter bounds each copy) and by
  * `maxUncommittedSegments` per topic, which forces an early commit.
  *
+ * Copies are throttled to `copyBytesPerSecond` (Kafka's remote.log.manager.copy.max.bytes.per.second)
+ * across all topics, and a topic's backlog (closed segments not yet in its table) is reported as it
+ * catches up: see backlog-progress.ts.
+ *
  * Failures are retried with capped exponential backoff; a segment the table already holds is dropped. A
  * copy that must wait for the broker's transaction state (the copy says NOT_STABLE) is not a failure: its
  * partition waits, checking again every `stableRetryMs`.
  */
 import { TieringError, type LogSegmentData, type RemoteLogSegmentMetadata, type TieringObserver } from './api.js';
+import { BacklogProgress, type Backlog, type BacklogReport } from './backlog-progress.js';
 
 /** What the scheduler drives, per topic. */
 export interface TieringTarget {
@@ -35,6 +40,10 @@ export interface SchedulerOptions {
   readonly retryMaxMs?: number;
   /** How often a segment waiting for the transaction state (NOT_STABLE) is tried again (ms). Default 200. */
   readonly stableRetryMs?: number;
+  /** Bytes of local segments copied per second at most, over all topics; unlimited when absent. */
+  readonly copyBytesPerSecond?: number;
+  /** Told when a large backlog starts, as it goes down, and when it is gone. */
+  readonly onBacklog?: (report: BacklogReport) => void;
 }
 
 interface PartitionQueue {
@@ -67,11 +76,44 @@ export class TieringScheduler {
   private readonly now: () => number;
   private readonly maxCopies: number;
   private readonly maxUncommitted: number;
+  /** No copy starts before this (the throttle's debt). */
+  private throttleUntil = 0;
+  private readonly progress: BacklogProgress;
 
   constructor(private readonly options: SchedulerOptions) {
     this.now = options.now ?? Date.now;
     this.maxCopies = Math.max(1, options.maxConcurrentCopies ?? 2);
     this.maxUncommitted = Math.max(1, options.maxUncommittedSegments ?? 64);
+    this.progress = new BacklogProgress({ now: this.now, backlog: (topic) => this.backlog(topic), report: (r) => options.onBacklog?.(r) });
+  }
+
+  /** Closed segments of the topic not yet in its table: waiting, being copied, or copied and uncommitted. */
+  backlog(topic: string): Backlog {
+    let segments = 0;
+    let bytes = 0;
+    for (const q of this.queues.values()) {
+      if (q.topic !== topic) continue;
+      segments += q.segments.length;
+      for (const s of q.segments) bytes += s.sizeInBytes;
+    }
+    for (const u of this.topics.get(topic)?.uploaded ?? []) {
+      // Copied segments of control batches only wait for a data segment to commit with: they are settled.
+      if (u.dataFiles.length === 0) continue;
+      segments++;
+      bytes += u.sizeInBytes;
+    }
+    return { segments, bytes };
+  }
+
+  /** Every topic with a backlog, with its catch-up progress when it is in one. */
+  backlogs(): { topic: string; backlog: Backlog; progress: BacklogReport | undefined }[] {
+    const names = new Set([...[...this.queues.values()].map((q) => q.topic), ...this.topics.keys()]);
+    const out: { topic: string; backlog: Backlog; progress: BacklogReport | undefined }[] = [];
+    for (const topic of [...names].sort()) {
+      const backlog = this.backlog(topic);
+      if (backlog.segments > 0) out.push({ topic, backlog, progress: this.progress.current(topic) });
+    }
+    return out;
   }
 
   /** Records a closed segment for copy; returns at once. */
@@ -86,6 +128,7 @@ export class TieringScheduler {
     if (q.segments.some((s) => s.baseOffset === segment.baseOffset)) return;
     q.segments.push(segment);
     q.segments.sort((a, b) => a.baseOffset - b.baseOffset);
+    this.progress.enqueued(segment.topic, segment.sizeInBytes);
     this.pump();
   }
 
@@ -98,6 +141,7 @@ export class TieringScheduler {
   /** Drops queued work of a topic (deleted, or tiering turned off). */
   forgetTopic(topic: string): void {
     for (const [k, q] of this.queues) if (q.topic === topic) this.queues.delete(k);
+    this.progress.forget(topic);
     const t = this.topics.get(topic);
     if (t?.timer) clearTimeout(t.timer);
     this.topics.delete(topic);
@@ -166,6 +210,15 @@ export class TieringScheduler {
         else void this.commitTopic(q.topic, true);
         continue;
       }
+      const rate = this.options.copyBytesPerSecond;
+      if (rate !== undefined) {
+        // Throttled: a copy starts once the bytes before it have had their time.
+        if (now < this.throttleUntil) {
+          nextRetry = Math.min(nextRetry, this.throttleUntil);
+          break;
+        }
+        this.throttleUntil = Math.max(this.throttleUntil, now) + ((q.segments[0]?.sizeInBytes ?? 0) * 1000) / rate;
+      }
       q.busy = true;
       this.running++;
       void this.copyNext(q).finally(() => {
@@ -213,6 +266,7 @@ export class TieringScheduler {
     const copiedUpTo = Math.max(target.committedOffset(q.partition), ...t.uploaded.filter((u) => u.partition === q.partition).map((u) => u.lastOffset));
     if (segment.lastOffset <= copiedUpTo) {
       q.segments.shift();
+      this.progress.settled(q.topic);
       return;
     }
     const started = performance.now();
@@ -226,6 +280,7 @@ export class TieringScheduler {
     } catch (err) {
       if (err instanceof TieringError && err.code === 'ALREADY_COMMITTED') {
         q.segments.shift();
+        this.progress.settled(q.topic);
         return;
       }
       if (err instanceof TieringError && err.code === 'NOT_STABLE') {
@@ -236,6 +291,7 @@ export class TieringScheduler {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
         // The local segment is gone (topic deleted, or removed by DeleteRecords): nothing left to copy.
         q.segments.shift();
+        this.progress.settled(q.topic);
         this.options.onError?.(err, { topic: q.topic, partition: q.partition, baseOffset: segment.baseOffset, dropped: true });
         return;
       }
@@ -298,6 +354,7 @@ export class TieringScheduler {
         t.uploaded = t.uploaded.filter((u) => !batch.includes(u));
         t.failures = 0;
         t.lastCommitAt = this.now();
+        this.progress.settled(topic);
       } else if (this.forcing || this.closed) {
         // Only control batches so far: nothing to commit as rows; leave them for the next data segment.
         t.lastCommitAt = this.now();

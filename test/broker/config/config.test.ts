@@ -146,6 +146,31 @@ test('admin.port: 9644 by default, 0 and -1 allowed, anything outside -1..65535 
   assert.throws(() => load(['--iceberg.rest.port=9300', '--admin.port=9300']), /admin\.port 9300 is also iceberg\.rest\.port/);
 });
 
+test("authorization settings: Kafka's authorizer names, super.users as principals, deny by default", () => {
+  const load = (argv: string[]) => {
+    const r = loadConfig({ argv, env: {} });
+    assert.ok(!r.help);
+    return r.config;
+  };
+  const defaults = load([]);
+  assert.equal(defaults['authorizer.class.name'], '');
+  assert.equal(defaults['allow.everyone.if.no.acl.found'], false);
+  for (const name of ['org.apache.kafka.metadata.authorizer.StandardAuthorizer', 'kafka.security.authorizer.AclAuthorizer']) {
+    assert.equal(load([`--authorizer.class.name=${name}`])['authorizer.class.name'], name);
+  }
+  assert.throws(() => load(['--authorizer.class.name=com.example.MyAuthorizer']), /authorizer\.class\.name must be one of/);
+  assert.equal(load(['--super.users=User:admin;User:CN=ops,O=acme'])['super.users'], 'User:admin;User:CN=ops,O=acme');
+  assert.throws(() => load(['--super.users=User:admin;ops']), /super\.users: 'ops' is not a principal/);
+});
+
+test('long settings take any 64-bit value, as Kafka does: Long.MAX_VALUE ("no limit") is accepted, beyond it is refused', () => {
+  const r = loadConfig({ argv: ['--remote.log.manager.copy.max.bytes.per.second=9223372036854775807', '--log.cleaner.io.max.bytes.per.second=9223372036854775807'], env: {} });
+  assert.ok(!r.help);
+  assert.equal(r.config['remote.log.manager.copy.max.bytes.per.second'], Number.MAX_SAFE_INTEGER);
+  assert.throws(() => loadConfig({ argv: ['--remote.log.manager.copy.max.bytes.per.second=9223372036854775808'], env: {} }), /must fit in a 64-bit integer/);
+  assert.throws(() => loadConfig({ argv: ['--remote.log.manager.copy.max.bytes.per.second=0'], env: {} }), /must be at least 1/);
+});
+
 test('external catalog: builtin by default; rest needs an http(s) URI; token or credential, never both; secrets never echoed', () => {
   const d = load();
   assert.equal(d['iceberg.catalog.type'], 'builtin');

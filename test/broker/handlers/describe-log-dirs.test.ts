@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeLogDirsHandler } from '../../../broker/handlers/describe-log-dirs.js';
+import type { HandlerContext } from '../../../broker/handlers/handler.js';
 import { createLogger } from '../../../broker/logger.js';
 import { startBroker } from '../../helpers/broker.js';
 import { WireClient, batchOf, produceBody, type Body } from './wire-client.js';
@@ -72,7 +73,7 @@ test('DescribeLogDirs: a volume that cannot be read is KAFKA_STORAGE_ERROR for t
   t.after(() => b.stop());
   const dir = { path: '/gone', volume: () => Promise.reject(new Error('ENOENT')) };
   const handler = new DescribeLogDirsHandler(b.broker.services.topics, dir, createLogger('silent'));
-  const res = await handler.handle({ topics: null });
+  const res = await handler.handle({ topics: null }, {} as HandlerContext);
   const [r] = res.results as Result[];
   assert.equal(r?.errorCode, ErrorCode.KAFKA_STORAGE_ERROR);
   assert.equal(r?.logDir, '/gone');

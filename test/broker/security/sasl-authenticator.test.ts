@@ -107,6 +107,13 @@ test('kafkajs produces and consumes over SASL_SSL (PLAIN, SCRAM-SHA-256, SCRAM-S
   // ... and the broker goes on serving the others.
   assert.deepEqual(await roundTrip(client(sslPort, { mechanism: 'plain', username: 'alice', password: PASSWORDS.plain }, ca), 'after-failures'), ['v1', 'v2']);
   assert.ok((b.broker.services.sasl?.failures ?? 0) >= 5);
+  // The metrics count them by listener, mechanism and result.
+  assert.ok(b.adminUrl);
+  const metrics = await (await fetch(`${b.adminUrl}/metrics`)).text();
+  const count = (labels: string) => Number(new RegExp(`^floe_sasl_authentications_total\\{${labels}\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
+  assert.ok(count('listener="SASL_SSL",mechanism="PLAIN",result="failure"') >= 2, metrics.split('\n').filter((l) => l.startsWith('floe_sasl')).join('\n'));
+  assert.ok(count('listener="SASL_SSL",mechanism="SCRAM-SHA-512",result="success"') >= 1);
+  assert.ok(count('listener="SASL_PLAINTEXT",mechanism="SCRAM-SHA-512",result="success"') >= 1);
 
   // The PLAIN users file is re-read when it changes.
   const usersPath = b.broker.services.config['sasl.plain.users.file'];

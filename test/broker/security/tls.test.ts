@@ -88,6 +88,11 @@ test('mTLS: PKCS#12 keystore, client certificates required; expired, untrusted a
   const [outcome] = await Promise.race([once(wrong, 'error').then(() => ['error']), once(wrong, 'close').then(() => ['close'])]);
   assert.ok(outcome === 'error' || outcome === 'close');
   wrong.destroy();
+  // The refusals on the TLS listener are counted (expired, untrusted, missing certificates, the plaintext client).
+  assert.ok(b.adminUrl);
+  const metrics = await (await fetch(`${b.adminUrl}/metrics`)).text();
+  const refused = /^floe_tls_handshake_failures_total\{listener="SSL"\} (\d+)$/m.exec(metrics);
+  assert.ok(refused && Number(refused[1]) >= 3, metrics.split('\n').filter((l) => l.startsWith('floe_tls')).join('\n'));
 
   // DescribeConfigs of the broker: secrets come back null and sensitive, as in Kafka.
   const admin = new Kafka({ clientId: 'cfg', brokers: [`127.0.0.1:${b.port}`], logLevel: logLevel.NOTHING }).admin();

@@ -20,6 +20,8 @@ export const KAFKA_SCRIPTS: Readonly<Record<string, string>> = {
   'kafka-console-consumer.sh': 'org.apache.kafka.tools.consumer.ConsoleConsumer',
   'kafka-log-dirs.sh': 'org.apache.kafka.tools.LogDirsCommand',
   'kafka-transactions.sh': 'org.apache.kafka.tools.TransactionsCommand',
+  'kafka-acls.sh': 'org.apache.kafka.tools.AclCommand',
+  'kafka-verifiable-producer.sh': 'org.apache.kafka.tools.VerifiableProducer',
 };
 
 export const README_BOOTSTRAP = 'localhost:9092';

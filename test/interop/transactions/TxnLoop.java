@@ -61,6 +61,9 @@ public final class TxnLoop {
     cp.put("enable.auto.commit", "false");
     cp.put("auto.offset.reset", "earliest");
     cp.put("max.poll.records", "7");
+    // A member killed with kill -9 leaves the group within seconds (the default is 45 s).
+    cp.put("session.timeout.ms", "6000");
+    cp.put("heartbeat.interval.ms", "1000");
     Properties pp = new Properties();
     pp.put("bootstrap.servers", bootstrap);
     pp.put("transactional.id", txnId);

@@ -3,33 +3,10 @@
 // file, compiled here with javac); then Java consumers read the output. read_committed sees each input
 // record's result exactly once and nothing aborted; read_uncommitted sees the aborted attempts too.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { startBroker } from '../../helpers/broker.js';
-import { peerPath } from '../../helpers/peers.js';
-
-const run = promisify(execFile);
-
-/** Compiles TxnLoop.java into a temp dir; returns the classpath to run it with. */
-export async function compileTxnLoop(): Promise<{ classpath: string; cleanup: () => Promise<void> }> {
-  const kafkaClasspath = readFileSync(peerPath('kafka-java', 'classpath'), 'utf8').trim();
-  const out = await mkdtemp(join(tmpdir(), 'floe-txnloop-'));
-  const source = fileURLToPath(new URL('./TxnLoop.java', import.meta.url));
-  await run('javac', ['-Xlint:all', '-Werror', '-d', out, '-cp', kafkaClasspath, source]);
-  return { classpath: `${out}:${kafkaClasspath}`, cleanup: () => rm(out, { recursive: true, force: true }) };
-}
-
-export async function javaTxnLoop(classpath: string, args: string[]): Promise<string> {
-  const { stdout } = await run('java', ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-cp', classpath, 'floe.txn.TxnLoop', ...args], { maxBuffer: 64 * 1024 * 1024 });
-  return stdout;
-}
+import { compileTxnLoop, javaTxnLoop } from './txn-loop.js';
 
 test('Java consume-transform-produce with sendOffsetsToTransaction and random aborts: read_committed sees every input exactly once', async (t) => {
   const { classpath, cleanup } = await compileTxnLoop();

@@ -20,6 +20,7 @@
  *   response names the topic name `topicId`.
  * - ConsumerGroupHeartbeat responses: the Assignment struct's tagged-field section is not read.
  * - No flexible response parser reads the final (empty) tagged-field section of the body.
+ * - DescribeAcls and DeleteAcls responses: Kafka's PatternType is returned as `resourcePatternType`.
  * - The module `describeClientQuotasV0` registers DescribeClientQuotas v1 (an API we do not declare).
  */
 import assert from 'node:assert/strict';
@@ -199,6 +200,18 @@ const REQUESTS: Readonly<Record<string, RequestSample>> = {
   saslAuthenticate: { args: () => [Buffer.from('\0user\0pass')], expect: () => ({ authBytes: Buffer.from('\0user\0pass') }) },
   describeClientQuotas: { args: () => [[{ entityType: 'user', matchType: 0, match: 'alice' }], true], expect: () => ({ components: [{ entityType: 'user', matchType: 0, match: 'alice' }], strict: true }) },
   describeUserScramCredentials: { args: () => [[{ name: 'alice' }]], expect: () => ({ users: [{ name: 'alice' }] }) },
+  describeAcls: {
+    args: () => [{ resourceType: 2, resourceName: 'orders', resourcePatternType: 4, principal: null, host: '*', operation: 3, permissionType: 1 }],
+    expect: (v) => ({ resourceTypeFilter: 2, resourceNameFilter: 'orders', ...(v >= 1 ? { patternTypeFilter: 4 } : {}), principalFilter: null, hostFilter: '*', operation: 3, permissionType: 1 }),
+  },
+  createAcls: {
+    args: () => [[{ resourceType: 2, resourceName: 'orders-', resourcePatternType: 4, principal: 'User:alice', host: '*', operation: 3, permissionType: 3 }]],
+    expect: (v) => ({ creations: [{ resourceType: 2, resourceName: 'orders-', ...(v >= 1 ? { resourcePatternType: 4 } : {}), principal: 'User:alice', host: '*', operation: 3, permissionType: 3 }] }),
+  },
+  deleteAcls: {
+    args: () => [[{ resourceType: 1, resourceName: null, resourcePatternType: 1, principal: 'User:alice', host: null, operation: 1, permissionType: 1 }]],
+    expect: (v) => ({ filters: [{ resourceTypeFilter: 1, resourceNameFilter: null, ...(v >= 1 ? { patternTypeFilter: 1 } : {}), principalFilter: 'User:alice', hostFilter: null, operation: 1, permissionType: 1 }] }),
+  },
   alterUserScramCredentials: {
     args: () => [[{ name: 'bob', mechanism: 1 }], [{ name: 'alice', mechanism: 2, iterations: 8192, salt: Buffer.from('salt'), saltedPassword: Buffer.alloc(64, 7) }]],
     expect: () => ({ deletions: [{ name: 'bob', mechanism: 1 }], upsertions: [{ name: 'alice', mechanism: 2, iterations: 8192, salt: Buffer.from('salt'), saltedPassword: Buffer.alloc(64, 7) }] }),
@@ -441,6 +454,18 @@ const RESPONSES: Readonly<Record<string, ResponseSample>> = {
   describeClientQuotas: { body: () => ({ throttleTimeMs: 7, errorCode: 0, errorMessage: null, entries: [{ entity: [{ entityType: 'user', entityName: 'alice' }], values: [{ key: 'producer_byte_rate', value: 1024.5 }] }] }) },
   describeUserScramCredentials: {
     body: () => ({ throttleTimeMs: 7, errorCode: 0, errorMessage: null, results: [{ user: 'alice', errorCode: 0, errorMessage: null, credentialInfos: [{ mechanism: 2, iterations: 8192 }] }] }),
+  },
+  describeAcls: {
+    body: () => ({ throttleTimeMs: 7, errorCode: 0, errorMessage: null, resources: [{ resourceType: 2, resourceName: 'orders', patternType: 3, acls: [{ principal: 'User:alice', host: '*', operation: 3, permissionType: 3 }] }] }),
+    rename: { 'resources.patternType': 'resourcePatternType' },
+  },
+  createAcls: { body: () => ({ throttleTimeMs: 7, results: [{ errorCode: 0, errorMessage: null }] }) },
+  deleteAcls: {
+    body: () => ({
+      throttleTimeMs: 7,
+      filterResults: [{ errorCode: 0, errorMessage: null, matchingAcls: [{ errorCode: 0, errorMessage: null, resourceType: 2, resourceName: 'orders', patternType: 3, principal: 'User:alice', host: '*', operation: 3, permissionType: 3 }] }],
+    }),
+    rename: { 'filterResults.matchingAcls.patternType': 'resourcePatternType' },
   },
   alterUserScramCredentials: { body: () => ({ throttleTimeMs: 7, results: [{ user: 'alice', errorCode: 0, errorMessage: null }] }) },
   createTopics: {

@@ -69,9 +69,9 @@ function roundTrip(spec: MessageSpec, version: number, body: Record<string, unkn
   assert.deepEqual(encodeMessage(spec, version, decoded), bytes, `${spec.name} ${spec.type} v${version} re-encodes differently`);
 }
 
-test('registry B declares the twenty-five group, offset, SASL, SCRAM, quota and transaction APIs once each', () => {
+test('registry B declares the twenty-eight group, offset, SASL, SCRAM, quota, ACL and transaction APIs once each', () => {
   const keys = API_SPECS_B.map((s) => s.apiKey);
-  assert.deepEqual(keys, [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 25, 26, 27, 28, 36, 42, 47, 48, 50, 51, 61, 65, 66, 68]);
+  assert.deepEqual(keys, [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 25, 26, 27, 28, 29, 30, 31, 36, 42, 47, 48, 50, 51, 61, 65, 66, 68]);
   for (const spec of API_SPECS_B) {
     assert.equal(spec.request.apiKey, spec.apiKey);
     assert.equal(spec.response.apiKey, spec.apiKey);
@@ -282,6 +282,33 @@ const requestCases: readonly RequestCase[] = [
     body: { groupId: 'g1', topics: [{ name: 't1', partitions: [{ partitionIndex: 0 }, { partitionIndex: 4 }] }] },
   },
   {
+    apiKey: 29,
+    version: 3,
+    client: () => pk.describeAclsV3.createRequest({ resourceType: 2, resourceName: 'orders', resourcePatternType: 4, principal: null, host: '*', operation: 3, permissionType: 1 }),
+    body: { resourceTypeFilter: 2, resourceNameFilter: 'orders', patternTypeFilter: 4, principalFilter: null, hostFilter: '*', operation: 3, permissionType: 1 },
+  },
+  {
+    apiKey: 30,
+    version: 3,
+    client: () =>
+      pk.createAclsV3.createRequest([
+        { resourceType: 2, resourceName: 'orders-', resourcePatternType: 4, principal: 'User:alice', host: '*', operation: 3, permissionType: 3 },
+        { resourceType: 3, resourceName: 'g1', resourcePatternType: 3, principal: 'User:bob', host: '10.0.0.1', operation: 2, permissionType: 2 },
+      ]),
+    body: {
+      creations: [
+        { resourceType: 2, resourceName: 'orders-', resourcePatternType: 4, principal: 'User:alice', host: '*', operation: 3, permissionType: 3 },
+        { resourceType: 3, resourceName: 'g1', resourcePatternType: 3, principal: 'User:bob', host: '10.0.0.1', operation: 2, permissionType: 2 },
+      ],
+    },
+  },
+  {
+    apiKey: 31,
+    version: 3,
+    client: () => pk.deleteAclsV3.createRequest([{ resourceType: 1, resourceName: null, resourcePatternType: 1, principal: 'User:alice', host: null, operation: 1, permissionType: 1 }]),
+    body: { filters: [{ resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: 'User:alice', hostFilter: null, operation: 1, permissionType: 1 }] },
+  },
+  {
     apiKey: 61,
     version: 0,
     client: () => pk.describeProducersV0.createRequest([{ name: 't1', partitionIndexes: [0, 1, 2] }]),
@@ -353,6 +380,7 @@ const responseCases: ReadonlyArray<readonly [apiKey: number, version: number, pa
   [25, 4, pk.addOffsetsToTxnV4],
   [26, 4, pk.endTxnV4],
   [28, 4, pk.txnOffsetCommitV4],
+  [30, 3, pk.createAclsV3], // 29 and 31: test/protocol/interop/platformatic.test.ts (it renames PatternType)
   [36, 2, pk.saslAuthenticateV2],
   [42, 2, pk.deleteGroupsV2],
   [47, 0, pk.offsetDeleteV0],
