@@ -23,6 +23,7 @@ import { registerPartitionMetrics } from './partition-metrics.js';
 import type { Readiness } from './readiness.js';
 import { healthRoutes, metricsRoutes } from './routes.js';
 import { registerServiceMetrics } from './service-metrics.js';
+import type { ClientQuotas } from '../quotas/client-quotas.js';
 import { registerCleanerMetrics } from './cleaner-metrics.js';
 import type { LogCleanerMetrics } from '../log/cleaner/log-cleaner.js';
 import { registerQualityMetrics, registerTableMetrics } from './table-metrics.js';
@@ -35,6 +36,8 @@ export interface AdminSources {
   readonly connections: () => number;
   /** Connections refused by max.connections.per.ip, per listener. */
   readonly connectionsRefused: () => ReadonlyMap<string, number>;
+  /** Client quotas: throttled requests and their throttle time. */
+  readonly quotas?: ClientQuotas;
   readonly tiering: BrokerTiering | undefined;
   readonly topics: TopicManager;
   /** The log cleaner, when log.cleaner.enable is on. */
