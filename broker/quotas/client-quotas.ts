@@ -6,7 +6,7 @@
  * what Kafka computes, and the caller puts it in `throttle_time_ms` and mutes the connection for that long.
  */
 import type { ClientQuotaRecord, MetadataStore } from '../metadata/metadata-store.js';
-import { CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE, QuotaIndex } from './quota-entities.js';
+import { CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE, QuotaIndex, type ResolvedQuota } from './quota-entities.js';
 import { SampledRate, type RateWindows } from './sampled-rate.js';
 
 export type QuotaType = 'produce' | 'fetch';
@@ -16,6 +16,8 @@ const KEY_OF: Readonly<Record<QuotaType, string>> = { produce: PRODUCER_BYTE_RAT
 /** Rates not recorded to for this long are dropped (Kafka expires inactive quota sensors after an hour). */
 const IDLE_RATE_MS = 3_600_000;
 const SWEEP_EVERY_MS = 60_000;
+/** Resolutions kept between quota changes, so a request costs one map lookup; cleared when full. */
+const RESOLVED_CACHE_ENTRIES = 10_000;
 
 /** Throttled requests and their throttle time since start, per quota type (metrics read them). */
 export interface ThrottleCounters {
@@ -26,6 +28,7 @@ export interface ThrottleCounters {
 export class ClientQuotas {
   private index: QuotaIndex;
   private readonly rates = new Map<string, SampledRate>();
+  private readonly resolved = new Map<string, ResolvedQuota | null>();
   private lastSweepMs: number;
   readonly throttled: Readonly<Record<QuotaType, ThrottleCounters>> = { produce: { requests: 0, throttleMs: 0 }, fetch: { requests: 0, throttleMs: 0 } };
   private enabled: Record<QuotaType, boolean> = { produce: false, fetch: false };
@@ -61,8 +64,7 @@ export class ClientQuotas {
    */
   record(type: QuotaType, principal: string, clientId: string | null, bytes: number): number {
     if (!this.enabled[type]) return 0;
-    const user = principalName(principal);
-    const quota = this.index.resolve(KEY_OF[type], user, clientId ?? '');
+    const quota = this.resolve(type, principal, clientId);
     if (quota === undefined) return 0;
     const now = this.clock();
     this.sweep(now);
@@ -83,7 +85,7 @@ export class ClientQuotas {
 
   /** Takes back bytes recorded for a request that was answered without them (a throttled Fetch). */
   unrecord(type: QuotaType, principal: string, clientId: string | null, bytes: number): void {
-    const quota = this.index.resolve(KEY_OF[type], principalName(principal), clientId ?? '');
+    const quota = this.resolve(type, principal, clientId);
     if (quota !== undefined) this.rates.get(`${type}\0${quota.user}\0${quota.clientId}`)?.unrecord(bytes);
   }
 
@@ -93,12 +95,24 @@ export class ClientQuotas {
    */
   maxBytesInWindow(type: QuotaType, principal: string, clientId: string | null, windows: RateWindows): number | undefined {
     if (!this.enabled[type]) return undefined;
-    const quota = this.index.resolve(KEY_OF[type], principalName(principal), clientId ?? '');
+    const quota = this.resolve(type, principal, clientId);
     if (quota === undefined) return undefined;
     return (quota.bound * Math.max(1, windows.samples - 1) * windows.windowMs) / 1000;
   }
 
+  private resolve(type: QuotaType, principal: string, clientId: string | null): ResolvedQuota | undefined {
+    const key = `${type}\0${principal}\0${clientId ?? ''}`;
+    let quota = this.resolved.get(key);
+    if (quota === undefined) {
+      quota = this.index.resolve(KEY_OF[type], principalName(principal), clientId ?? '') ?? null;
+      if (this.resolved.size >= RESOLVED_CACHE_ENTRIES) this.resolved.clear();
+      this.resolved.set(key, quota);
+    }
+    return quota ?? undefined;
+  }
+
   private reload(): void {
+    this.resolved.clear();
     this.index = new QuotaIndex(this.metadata.listClientQuotas());
     this.enabled = { produce: this.index.has(PRODUCER_BYTE_RATE), fetch: this.index.has(CONSUMER_BYTE_RATE) };
   }
