@@ -22,8 +22,8 @@ test('client quotas: altered and described as Kafka, enforced with throttle_time
   const dataDir = await tempDir();
   let b = await startBroker([], { dataDir });
   const clients: WireClient[] = [];
-  const connect = async () => {
-    const c = await WireClient.connect(b.port);
+  const connect = async (clientId?: string) => {
+    const c = await WireClient.connect(b.port, clientId);
     clients.push(c);
     return c;
   };
@@ -52,18 +52,20 @@ test('client quotas: altered and described as Kafka, enforced with throttle_time
     { entity: [{ entityType: 'user', entityName: null }], ops: [op('consumer_byte_rate', 1000)] },
     { entity: [{ entityType: 'client-id', entityName: 'wire-test' }], ops: [op('producer_byte_rate', 1000), op('consumer_byte_rate', 1_000_000)] },
     { entity: [{ entityType: 'ip', entityName: '10.1.2.3' }], ops: [op('connection_creation_rate', 5)] },
+    { entity: [{ entityType: 'client-id', entityName: 'old-client' }], ops: [op('producer_byte_rate', 1000)] },
   ]);
-  assert.deepEqual(codes(ok).map(([c]) => c), [0, 0, 0, 0]);
+  assert.deepEqual(codes(ok).map(([c]) => c), [0, 0, 0, 0, 0]);
   await alter(admin, [{ entity: [{ entityType: 'user', entityName: 'alice' }], ops: [op('request_percentage', 0, true)] }]);
   const all = [
+    ['client-id=old-client', { producer_byte_rate: 1000 }],
     ['client-id=wire-test', { consumer_byte_rate: 1_000_000, producer_byte_rate: 1000 }],
     ['ip=10.1.2.3', { connection_creation_rate: 5 }],
     ['user=<default>', { consumer_byte_rate: 1000 }],
     ['user=alice', { producer_byte_rate: 1024 }],
   ];
   assert.deepEqual(await describe(admin, [], false), all);
-  assert.deepEqual(await describe(admin, [{ entityType: 'user', matchType: 2, match: null }], true), all.slice(2));
-  assert.deepEqual(await describe(admin, [{ entityType: 'user', matchType: 1, match: null }], true), [all[2]]);
+  assert.deepEqual(await describe(admin, [{ entityType: 'user', matchType: 2, match: null }], true), all.slice(3));
+  assert.deepEqual(await describe(admin, [{ entityType: 'user', matchType: 1, match: null }], true), [all[3]]);
   const badFilter = await admin.request(48, 1, { components: [{ entityType: 'user', matchType: 0, match: null }], strict: false });
   assert.equal(badFilter.errorCode, ErrorCode.INVALID_REQUEST);
 
@@ -93,8 +95,17 @@ test('client quotas: altered and described as Kafka, enforced with throttle_time
   assert.ok((second.throttleTimeMs as number) > 0, `throttle ${String(second.throttleTimeMs)}`);
   assert.deepEqual(second.responses, []);
 
+  // Produce v5 predates KIP-219: its client does not wait by itself, so the answer waits instead.
+  const old = await connect('old-client');
+  assert.equal((await old.request(0, 5, produceBody('q', 0, batchOf(['x'.repeat(5000)])))).throttleTimeMs, 0);
+  const sent = performance.now();
+  const late = await old.request(0, 5, produceBody('q', 0, batchOf(['y'.repeat(6000)])));
+  const lateMs = late.throttleTimeMs as number;
+  assert.ok(lateMs > 0 && lateMs < 5000, `throttle_time_ms ${lateMs}`);
+  assert.ok(performance.now() - sent >= lateMs - 100, 'the v5 answer came after its throttle time');
+
   const metrics = await (await fetch(`${b.adminUrl}/metrics`)).text();
-  assert.match(metrics, /floe_quota_throttled_requests_total\{api="Produce"\} 1/);
+  assert.match(metrics, /floe_quota_throttled_requests_total\{api="Produce"\} 2/);
   assert.match(metrics, /floe_quota_throttled_requests_total\{api="Fetch"\} 1/);
 
   for (const c of clients.splice(0)) c.close();
