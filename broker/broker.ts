@@ -21,7 +21,9 @@ import { SaslAuthenticator } from './security/sasl-authenticator.js';
 import { SaslHandshakeHandler } from './handlers/sasl-handshake.js';
 import { CreateAclsHandler, DeleteAclsHandler, DescribeAclsHandler } from './handlers/acls.js';
 import { authorizerFor, type AclAuthorizer } from './security/acls/authorizer.js';
-import { DescribeClientQuotasHandler } from './handlers/describe-client-quotas.js';
+import { AlterClientQuotasHandler, DescribeClientQuotasHandler } from './handlers/describe-client-quotas.js';
+import { ClientQuotas } from './quotas/client-quotas.js';
+import { QuotaThrottledHandler } from './quotas/quota-throttle.js';
 import { SaslAuthenticateHandler } from './handlers/sasl-authenticate.js';
 import { AlterUserScramCredentialsHandler, DescribeUserScramCredentialsHandler } from './handlers/user-scram-credentials.js';
 import { logConfigFor, TopicManager } from './topics/topic-manager.js';
@@ -99,6 +101,8 @@ export interface BrokerServices {
   readonly sasl?: SaslAuthenticator;
   /** ACL authorization, when authorizer.class.name is set (handlers see it through HandlerContext.access). */
   readonly authorizer?: AclAuthorizer;
+  /** Client quotas (producer_byte_rate, consumer_byte_rate), stored in the metadata store. */
+  readonly quotas: ClientQuotas;
 }
 
 export interface BrokerStartOptions {
@@ -237,10 +241,11 @@ export class Broker {
     const transactions = await Transactions.open({ dataDir, settings: config, metadata, topics, appender, offsets: groups.offsets.store, log: log.child({ logger: 'transactions' }) });
     readiness.done('transactions');
     const cleaner = config['log.cleaner.enable'] ? startLogCleaner(config, logs, appender, tiering, log.child({ logger: 'log-cleaner' })) : undefined;
-    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, ...(tiering ? { tiering } : {}), ...(cleaner ? { cleaner } : {}), ...(sasl ? { sasl } : {}), ...(authorizer ? { authorizer } : {}) };
+    const quotas = new ClientQuotas(metadata, quotaWindows(config));
+    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, quotas, ...(tiering ? { tiering } : {}), ...(cleaner ? { cleaner } : {}), ...(sasl ? { sasl } : {}), ...(authorizer ? { authorizer } : {}) };
     const broker = new Broker(services, servers, tls, router, readiness, admin);
     for (const handler of defaultHandlers(services)) router.register(handler);
-    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: connectionCount, connectionsRefused: () => limits.refused(), authentication: () => ({ sasl: [...(sasl?.outcomes.values() ?? [])], tlsHandshakeFailures: servers.filter((sv) => sv.tls).map((sv) => ({ listener: sv.name, count: sv.tlsHandshakeFailures })) }), tiering, topics, cleaner });
+    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: connectionCount, connectionsRefused: () => limits.refused(), quotas, authentication: () => ({ sasl: [...(sasl?.outcomes.values() ?? [])], tlsHandshakeFailures: servers.filter((sv) => sv.tls).map((sv) => ({ listener: sv.name, count: sv.tlsHandshakeFailures })) }), tiering, topics, cleaner });
 
     if (config['schema.registry.port'] !== -1) {
       try {
@@ -384,8 +389,8 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new IncrementalAlterConfigsHandler(s.topics, child('incremental-alter-configs')),
     new DescribeClusterHandler(s.identity),
     new DescribeLogDirsHandler(s.topics, localLogDir(s.config['log.dirs']), child('describe-log-dirs')),
-    new ProduceHandler(s.topics, s.appender, s.config, child('produce'), s.transactions.coordinator),
-    new FetchHandler(s.topics, s.fetchWaiters, child('fetch'), Date.now, s.tiering, s.appender),
+    new QuotaThrottledHandler(new ProduceHandler(s.topics, s.appender, s.config, child('produce'), s.transactions.coordinator), s.quotas, quotaWindows(s.config)),
+    new QuotaThrottledHandler(new FetchHandler(s.topics, s.fetchWaiters, child('fetch'), Date.now, s.tiering, s.appender), s.quotas, quotaWindows(s.config)),
     new ListOffsetsHandler(s.topics, child('list-offsets'), s.tiering, s.appender),
     new InitProducerIdHandler(s.metadata, s.transactions.coordinator, child('init-producer-id')),
     new DeleteRecordsHandler(s.topics, child('delete-records'), s.tiering),
@@ -414,8 +419,14 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new DescribeAclsHandler(s.authorizer),
     new CreateAclsHandler(s.authorizer, child('acls')),
     new DeleteAclsHandler(s.authorizer, child('acls')),
-    new DescribeClientQuotasHandler(),
+    new DescribeClientQuotasHandler(s.quotas),
+    new AlterClientQuotasHandler(s.quotas, child('client-quotas')),
     new DescribeUserScramCredentialsHandler(s.metadata),
     new AlterUserScramCredentialsHandler(s.metadata, child('scram-credentials')),
   ];
+}
+
+/** The sample windows client quotas measure rates over (quota.window.num, quota.window.size.seconds). */
+function quotaWindows(config: BrokerConfig): { samples: number; windowMs: number } {
+  return { samples: config['quota.window.num'], windowMs: config['quota.window.size.seconds'] * 1000 };
 }

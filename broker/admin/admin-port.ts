@@ -23,6 +23,7 @@ import { registerPartitionMetrics } from './partition-metrics.js';
 import type { Readiness } from './readiness.js';
 import { healthRoutes, metricsRoutes } from './routes.js';
 import { registerServiceMetrics } from './service-metrics.js';
+import type { ClientQuotas } from '../quotas/client-quotas.js';
 import { registerCleanerMetrics } from './cleaner-metrics.js';
 import type { LogCleanerMetrics } from '../log/cleaner/log-cleaner.js';
 import { registerQualityMetrics, registerTableMetrics } from './table-metrics.js';
@@ -42,6 +43,8 @@ export interface AdminSources {
   readonly connectionsRefused: () => ReadonlyMap<string, number>;
   /** SASL authentications by outcome, and TLS handshakes refused, per listener. */
   readonly authentication: () => AuthenticationCounts;
+  /** Client quotas: throttled requests and their throttle time. */
+  readonly quotas?: ClientQuotas;
   readonly tiering: BrokerTiering | undefined;
   readonly topics: TopicManager;
   /** The log cleaner, when log.cleaner.enable is on. */

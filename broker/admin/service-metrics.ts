@@ -4,6 +4,7 @@
  * remote read caches (counted by the caches themselves).
  */
 import { Counter, Gauge } from 'prom-client';
+import type { ClientQuotas } from '../quotas/client-quotas.js';
 import type { Router } from '../router.js';
 import type { BrokerTiering } from '../tiering/broker-tiering.js';
 import type { AuthenticationCounts } from './admin-port.js';
@@ -16,6 +17,8 @@ export interface ServiceMetricsSources {
   /** Connections refused by max.connections.per.ip, per listener. */
   readonly connectionsRefused: () => ReadonlyMap<string, number>;
   readonly authentication: () => AuthenticationCounts;
+  /** Client quotas, whose throttles are counted. */
+  readonly quotas?: Pick<ClientQuotas, 'throttled'> | undefined;
   readonly tiering?: BrokerTiering | undefined;
 }
 
@@ -69,6 +72,30 @@ export function registerServiceMetrics(metrics: BrokerMetrics, sources: ServiceM
       for (const [key, n] of sources.router.requestsWithTrailingBytes()) this.inc({ api: apiName(key) }, n);
     },
   });
+  const quotas = sources.quotas;
+  if (quotas !== undefined) {
+    const apis = { produce: 'Produce', fetch: 'Fetch' } as const;
+    new Counter({
+      name: 'floe_quota_throttled_requests_total',
+      help: 'Produce and Fetch requests throttled by a client quota (producer_byte_rate, consumer_byte_rate), by API.',
+      labelNames: ['api'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [type, api] of Object.entries(apis)) this.inc({ api }, quotas.throttled[type as keyof typeof apis].requests);
+      },
+    });
+    new Counter({
+      name: 'floe_quota_throttle_time_seconds_total',
+      help: 'Throttle time given to clients over their quota (throttle_time_ms, during which their connection is muted), by API.',
+      labelNames: ['api'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [type, api] of Object.entries(apis)) this.inc({ api }, quotas.throttled[type as keyof typeof apis].throttleMs / 1000);
+      },
+    });
+  }
   const tiering = sources.tiering;
   if (tiering === undefined) return;
   const backlogGauge = (name: string, help: string, value: (b: ReturnType<BrokerTiering['backlogs']>[number]) => number | undefined) =>

@@ -51,6 +51,9 @@ export const SETTINGS = Object.freeze([
   { key: 'authorizer.class.name', type: 'enum', default: '', values: ['', 'org.apache.kafka.metadata.authorizer.StandardAuthorizer', 'kafka.security.authorizer.AclAuthorizer', 'kafka.security.auth.SimpleAclAuthorizer'], doc: 'Turns ACL authorization on: Kafka\'s authorizer names are accepted (org.apache.kafka.metadata.authorizer.StandardAuthorizer, kafka.security.authorizer.AclAuthorizer) and all mean Floe\'s ACL authorizer; ACLs are kept in the data directory. Empty: no authorization, every principal may do everything.' },
   { key: 'super.users', type: 'string', default: '', doc: 'Principals that pass every authorization check, semicolon-separated as in Kafka (User:admin;User:CN=ops,O=example).' },
   { key: 'allow.everyone.if.no.acl.found', type: 'bool', default: false, doc: 'With an authorizer: allow an operation on a resource that no ACL names at all (false: deny by default, as Kafka).' },
+  // Client quotas (kafka-configs --entity-type users|clients: AlterClientQuotas)
+  { key: 'quota.window.num', type: 'int', default: 11, min: 2, doc: 'Samples a client quota\'s byte rate is measured over (Kafka\'s quota.window.num): produce_byte_rate and consumer_byte_rate are enforced on the rate over these windows.' },
+  { key: 'quota.window.size.seconds', type: 'int', default: 1, min: 1, doc: 'Length of each client quota sample window, in seconds (Kafka\'s quota.window.size.seconds).' },
   // Network
   { key: 'socket.request.max.bytes', type: 'int', default: 100 * 1024 * 1024, min: 1024, doc: 'Largest request frame accepted; a larger frame closes the connection.' },
   { key: 'connections.max.idle.ms', type: 'long', default: 600_000, min: 0, doc: 'Idle connections are closed after this long (0 disables).' },

@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MetadataError, type AclRecord, type MetadataStore, type ScramCredentialRecord, type TopicRecord } from './metadata-store.js';
+import { MetadataError, type AclRecord, type ClientQuotaRecord, type MetadataStore, type ScramCredentialRecord, type TopicRecord } from './metadata-store.js';
 
 interface StoredTopic {
   name: string;
@@ -25,6 +25,8 @@ interface StoredState {
   scramCredentials?: StoredScram[];
   /** ACL bindings with Kafka's codes. Absent before ACLs. */
   acls?: AclRecord[];
+  /** Client quotas (kafka-configs --entity-type users|clients|ips). Absent before quotas. */
+  clientQuotas?: ClientQuotaRecord[];
 }
 
 interface StoredScram {
@@ -36,6 +38,11 @@ interface StoredScram {
   serverKey: string;
 }
 
+const quotaKey = (r: ClientQuotaRecord) => JSON.stringify(r.entity.map((p) => [p.entityType, p.entityName]));
+
+const freezeQuota = (r: ClientQuotaRecord): ClientQuotaRecord =>
+  Object.freeze({ entity: Object.freeze(r.entity.map((p) => Object.freeze({ entityType: p.entityType, entityName: p.entityName }))), values: Object.freeze({ ...r.values }) });
+
 const scramKey = (user: string, mechanism: string) => `${mechanism}\0${user}`;
 
 /** Producer ids are reserved in blocks so that most allocations need no write. */
@@ -45,6 +52,7 @@ export class EmbeddedMetadataStore implements MetadataStore {
   private readonly topics = new Map<string, TopicRecord>();
   private scram = new Map<string, ScramCredentialRecord>();
   private acls: readonly AclRecord[] = [];
+  private quotas = new Map<string, ClientQuotaRecord>();
   private chain: Promise<unknown> = Promise.resolve();
   private producerIdNext = 0n;
   private producerIdLimit = 0n;
@@ -82,6 +90,7 @@ export class EmbeddedMetadataStore implements MetadataStore {
       store.scram.set(scramKey(c.user, c.mechanism), record);
     }
     store.acls = Object.freeze((state?.acls ?? []).map((a) => Object.freeze({ ...a })));
+    for (const q of state?.clientQuotas ?? []) store.quotas.set(quotaKey(q), freezeQuota(q));
     if (!state) await store.persist();
     return store;
   }
@@ -171,6 +180,23 @@ export class EmbeddedMetadataStore implements MetadataStore {
     });
   }
 
+  listClientQuotas(): readonly ClientQuotaRecord[] {
+    return [...this.quotas.values()];
+  }
+
+  alterClientQuotas(records: readonly ClientQuotaRecord[]): Promise<void> {
+    return this.serialize(async () => {
+      const before = this.quotas;
+      const next = new Map(before);
+      for (const r of records) {
+        if (Object.keys(r.values).length === 0) next.delete(quotaKey(r));
+        else next.set(quotaKey(r), freezeQuota(r));
+      }
+      this.quotas = next;
+      await this.persistOrRollback(() => (this.quotas = before));
+    });
+  }
+
   allocateProducerId(): Promise<bigint> {
     return this.serialize(async () => {
       if (this.producerIdNext >= this.producerIdLimit) {
@@ -242,6 +268,7 @@ export class EmbeddedMetadataStore implements MetadataStore {
           }
         : {}),
       ...(this.acls.length > 0 ? { acls: this.acls.map((a) => ({ ...a })) } : {}),
+      ...(this.quotas.size > 0 ? { clientQuotas: [...this.quotas.values()].map((q) => ({ entity: q.entity.map((p) => ({ ...p })), values: { ...q.values } })) } : {}),
     };
     const tmp = join(this.dir, 'metadata.json.tmp');
     // Owner-only: the file holds SCRAM StoredKeys and ServerKeys (not passwords, but not for everyone either).

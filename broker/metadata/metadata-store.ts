@@ -1,6 +1,6 @@
 /**
  * Cluster-wide state behind one interface: topics with their ids, partition counts and configs, the
- * cluster id, producer-id allocation, SCRAM credentials and ACLs. The embedded implementation keeps it in the data directory; a
+ * cluster id, producer-id allocation, SCRAM credentials, ACLs and client quotas. The embedded implementation keeps it in the data directory; a
  * multi-broker mode will put the same state in a coordination store.
  */
 export interface TopicRecord {
@@ -34,6 +34,18 @@ export interface AclRecord {
   readonly permissionType: number;
 }
 
+/** One part of a client quota entity: type user, client-id or ip; a null name is the type's default entity. */
+export interface QuotaEntityPart {
+  readonly entityType: string;
+  readonly entityName: string | null;
+}
+
+/** The quota values (producer_byte_rate, ...) set on one entity, whose parts are sorted by type. */
+export interface ClientQuotaRecord {
+  readonly entity: readonly QuotaEntityPart[];
+  readonly values: Readonly<Record<string, number>>;
+}
+
 export interface MetadataStore {
   readonly clusterId: string;
   listTopics(): readonly TopicRecord[];
@@ -51,6 +63,12 @@ export interface MetadataStore {
   listAcls(): readonly AclRecord[];
   /** Adds and removes ACL bindings in one durable change (the caller passes no duplicates and only stored removals). */
   alterAcls(additions: readonly AclRecord[], removals: readonly AclRecord[]): Promise<void>;
+  listClientQuotas(): readonly ClientQuotaRecord[];
+  /**
+   * Replaces the quota values of entities in one durable change: an entity whose values are empty is
+   * removed. Each record's entity is in canonical form (parts sorted by type).
+   */
+  alterClientQuotas(records: readonly ClientQuotaRecord[]): Promise<void>;
   /** Allocates a new producer id, never handed out before (also across restarts). */
   allocateProducerId(): Promise<bigint>;
   close(): Promise<void>;

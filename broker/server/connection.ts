@@ -5,6 +5,7 @@
  * Back-pressure: reading pauses while `maxInFlight` requests are unanswered or while more than
  * `maxUnsentBytes` of responses wait in the socket's buffer (a slow consumer), and resumes when both drop.
  * So a client that does not read its responses cannot make the broker's memory grow without bound.
+ * A quota throttle mutes the connection the same way, for the throttle time (`mute`).
  */
 import type { Socket } from 'node:net';
 import type { Logger } from '../logger.js';
@@ -16,6 +17,11 @@ export interface ConnectionInfo {
   readonly remoteAddress: string;
   /** The listener, security protocol and principal of the connection (SASL moves the principal on). */
   readonly security: ConnectionSecurity;
+  /**
+   * Stops reading requests from this connection for `ms` (a quota's throttle, KIP-219): requests already
+   * read wait too; responses still go out.
+   */
+  readonly mute?: (ms: number) => void;
 }
 
 /**
@@ -62,6 +68,9 @@ export class Connection {
   private draining = false;
   private closed = false;
   private readonly idleWaiters: (() => void)[] = [];
+  /** Muted (a quota throttle) until this time on the monotonic clock; 0 when not muted. */
+  private mutedUntil = 0;
+  private muteTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly socket: Socket,
@@ -95,8 +104,28 @@ export class Connection {
     this.pump();
   }
 
+  /** Reads no request from this connection for `ms` milliseconds (from now, or longer if already muted longer). */
+  mute(ms: number): void {
+    if (this.closed || ms <= 0) return;
+    const until = performance.now() + ms;
+    if (until <= this.mutedUntil) return;
+    this.mutedUntil = until;
+    clearTimeout(this.muteTimer);
+    this.muteTimer = setTimeout(() => {
+      this.muteTimer = undefined;
+      this.mutedUntil = 0;
+      this.pump();
+    }, Math.ceil(ms));
+    this.updateFlow();
+  }
+
+  /** Whether a quota throttle holds the connection. */
+  get muted(): boolean {
+    return this.mutedUntil !== 0;
+  }
+
   private overloaded(): boolean {
-    return this.inFlight >= this.options.maxInFlight || this.socket.writableLength > this.options.maxUnsentBytes;
+    return this.mutedUntil !== 0 || this.inFlight >= this.options.maxInFlight || this.socket.writableLength > this.options.maxUnsentBytes;
   }
 
   /** Dispatches backlogged frames while the connection is within its limits, then pauses or resumes reading. */
@@ -196,6 +225,7 @@ export class Connection {
 
   private onClose(): void {
     this.closed = true;
+    clearTimeout(this.muteTimer);
     this.notifyIdle();
   }
 
@@ -215,6 +245,7 @@ export class Connection {
   async drain(timeoutMs: number): Promise<void> {
     this.draining = true;
     this.backlog = [];
+    clearTimeout(this.muteTimer);
     this.socket.pause();
     if (this.inFlight > 0 && !this.closed) {
       await new Promise<void>((resolve) => {
@@ -238,6 +269,7 @@ export class Connection {
 
   destroy(): void {
     this.closed = true;
+    clearTimeout(this.muteTimer);
     this.socket.destroy();
   }
 }

@@ -116,7 +116,7 @@ export class KafkaServer {
     const security = newConnectionSecurity(listener?.name ?? 'PLAINTEXT', listener?.protocol ?? 'PLAINTEXT', principal);
     const conn = new Connection(
       socket,
-      { id: nextConnectionId++, remoteAddress: `${socket.remoteAddress}:${socket.remotePort}`, security },
+      { id: nextConnectionId++, remoteAddress: `${socket.remoteAddress}:${socket.remotePort}`, security, mute: (ms) => conn.mute(ms) },
       this.handler,
       this.options,
       this.log,

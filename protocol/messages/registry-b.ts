@@ -2,6 +2,7 @@ import type { ApiSpec } from '../schema/types.js';
 import { CREATE_ACLS, DELETE_ACLS, DESCRIBE_ACLS } from './acls.js';
 import { ADD_OFFSETS_TO_TXN } from './add-offsets-to-txn.js';
 import { ADD_PARTITIONS_TO_TXN } from './add-partitions-to-txn.js';
+import { ALTER_CLIENT_QUOTAS } from './alter-client-quotas.js';
 import { CONSUMER_GROUP_HEARTBEAT } from './consumer-group-heartbeat.js';
 import { DELETE_GROUPS } from './delete-groups.js';
 import { DESCRIBE_CLIENT_QUOTAS } from './describe-client-quotas.js';
@@ -49,6 +50,7 @@ export const API_SPECS_B: readonly ApiSpec[] = [
   DELETE_GROUPS, // 42
   OFFSET_DELETE, // 47
   DESCRIBE_CLIENT_QUOTAS, // 48
+  ALTER_CLIENT_QUOTAS, // 49
   DESCRIBE_USER_SCRAM_CREDENTIALS, // 50
   ALTER_USER_SCRAM_CREDENTIALS, // 51
   DESCRIBE_PRODUCERS, // 61

@@ -143,6 +143,7 @@ export const REQUESTS: Record<number, (c: Context) => Body> = {
   30: () => ({ creations: [{ resourceType: 2, resourceName: TOPIC, resourcePatternType: 3, principal: 'User:sweep', host: '*', operation: 3, permissionType: 3 }] }),
   31: () => ({ filters: [{ resourceTypeFilter: 2, resourceNameFilter: TOPIC, patternTypeFilter: 3, principalFilter: 'User:sweep', hostFilter: '*', operation: 3, permissionType: 3 }] }),
   48: () => ({ components: [{ entityType: 'user', matchType: 1, match: null }], strict: false }),
+  49: () => ({ entries: [{ entity: [{ entityType: 'client-id', entityName: 'sweep-client' }], ops: [{ key: 'producer_byte_rate', value: 1048576, remove: false }] }], validateOnly: true }),
   50: () => ({ users: null }),
   51: () => ({ deletions: [], upsertions: [{ name: 'sweep-user', mechanism: 1, iterations: 4096, salt: Buffer.alloc(16, 1), saltedPassword: Buffer.alloc(32, 2) }] }),
   75: () => ({ topics: [{ name: TOPIC }], responsePartitionLimit: 2000, cursor: null }),

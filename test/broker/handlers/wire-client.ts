@@ -13,7 +13,10 @@ export class WireClient {
   private readonly pending = new Map<number, { apiKey: number; version: number; resolve: (b: Body) => void; reject: (e: Error) => void }>();
   readonly closed: Promise<void>;
 
-  private constructor(private readonly sock: Socket) {
+  private constructor(
+    private readonly sock: Socket,
+    private readonly clientId: string,
+  ) {
     sock.on('data', (c: Buffer) => this.onData(c));
     // A reset (the broker was killed) is reported through `closed` and the rejected pending requests.
     sock.on('error', () => undefined);
@@ -24,16 +27,17 @@ export class WireClient {
     });
   }
 
-  static async connect(port: number): Promise<WireClient> {
+  /** Connects to 127.0.0.1:port; requests carry `clientId` in their header. */
+  static async connect(port: number, clientId = 'wire-test'): Promise<WireClient> {
     const sock = connect(port, '127.0.0.1');
     await once(sock, 'connect');
-    return new WireClient(sock);
+    return new WireClient(sock, clientId);
   }
 
   /** Sends a request and resolves with the decoded response body. */
   request(apiKey: number, version: number, body: Body): Promise<Body> {
     const correlationId = ++this.correlation;
-    const frame = encodeRequest({ apiKey, apiVersion: version, correlationId, clientId: 'wire-test' }, body);
+    const frame = encodeRequest({ apiKey, apiVersion: version, correlationId, clientId: this.clientId }, body);
     return new Promise<Body>((resolve, reject) => {
       this.pending.set(correlationId, { apiKey, version, resolve, reject });
       this.sock.write(frame);
@@ -43,7 +47,7 @@ export class WireClient {
   /** Sends a request that gets no response (Produce acks=0). */
   send(apiKey: number, version: number, body: Body): void {
     const correlationId = ++this.correlation;
-    this.sock.write(encodeRequest({ apiKey, apiVersion: version, correlationId, clientId: 'wire-test' }, body));
+    this.sock.write(encodeRequest({ apiKey, apiVersion: version, correlationId, clientId: this.clientId }, body));
   }
 
   close(): void {

@@ -22,6 +22,7 @@ export const KAFKA_SCRIPTS: Readonly<Record<string, string>> = {
   'kafka-transactions.sh': 'org.apache.kafka.tools.TransactionsCommand',
   'kafka-acls.sh': 'org.apache.kafka.tools.AclCommand',
   'kafka-verifiable-producer.sh': 'org.apache.kafka.tools.VerifiableProducer',
+  'kafka-producer-perf-test.sh': 'org.apache.kafka.tools.ProducerPerformance',
 };
 
 export const README_BOOTSTRAP = 'localhost:9092';

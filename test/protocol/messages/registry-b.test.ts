@@ -69,9 +69,9 @@ function roundTrip(spec: MessageSpec, version: number, body: Record<string, unkn
   assert.deepEqual(encodeMessage(spec, version, decoded), bytes, `${spec.name} ${spec.type} v${version} re-encodes differently`);
 }
 
-test('registry B declares the twenty-eight group, offset, SASL, SCRAM, quota, ACL and transaction APIs once each', () => {
+test('registry B declares the twenty-nine group, offset, SASL, SCRAM, quota, ACL and transaction APIs once each', () => {
   const keys = API_SPECS_B.map((s) => s.apiKey);
-  assert.deepEqual(keys, [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 25, 26, 27, 28, 29, 30, 31, 36, 42, 47, 48, 50, 51, 61, 65, 66, 68]);
+  assert.deepEqual(keys, [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 25, 26, 27, 28, 29, 30, 31, 36, 42, 47, 48, 49, 50, 51, 61, 65, 66, 68]);
   for (const spec of API_SPECS_B) {
     assert.equal(spec.request.apiKey, spec.apiKey);
     assert.equal(spec.response.apiKey, spec.apiKey);
