@@ -8,7 +8,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { WarehouseCatalog } from '../../iceberg/catalog/warehouse.js';
 import { createFileIO, schemeOf } from '../../iceberg/io/registry.js';
-import { RestCatalogServer } from '../../iceberg/rest/server.js';
+import { RestCatalogServer, type RestCatalogServerOptions } from '../../iceberg/rest/server.js';
 import type { BacklogReport, TieringObserver, TieringPlugin } from './api.js';
 import { crashInsideCommit } from './crash-points.js';
 import { isMaintenanceProperty } from './table-maintenance.js';
@@ -26,8 +26,17 @@ export interface IcebergTieringSettings {
     readonly accessKeyId: string;
     readonly secretAccessKey: string;
   };
-  /** The REST catalog server; port -1 runs none, 0 picks a free port. Token '' means no authentication. */
-  readonly rest: { readonly port: number; readonly host: string; readonly token: string };
+  /**
+   * The REST catalog server; port -1 runs none, 0 picks a free port. Token '' means no authentication
+   * unless `auth` is given (which then decides, token included); `createServer` builds an HTTPS server.
+   */
+  readonly rest: {
+    readonly port: number;
+    readonly host: string;
+    readonly token: string;
+    readonly createServer?: RestCatalogServerOptions['createServer'];
+    readonly auth?: RestCatalogServerOptions['auth'];
+  };
   readonly maxConcurrentCopies: number;
   readonly codec: SegmentCodec;
   /** A tiering step failed and will be retried. */
@@ -114,11 +123,15 @@ export async function openIcebergTiering(settings: IcebergTieringSettings): Prom
     ...(settings.onBacklog !== undefined ? { onBacklog: settings.onBacklog } : {}),
     ...(settings.maintenance ? { maintenanceIntervalMs: settings.maintenance.intervalMs, maintenance: { orphanWindowMs: settings.maintenance.orphanWindowMs } } : {}),
   });
-  const { port, host, token } = settings.rest;
+  const { port, host, token, createServer, auth } = settings.rest;
   let rest: RestCatalogServer | undefined;
   let restUrl: string | undefined;
   if (port >= 0) {
-    rest = new RestCatalogServer({ catalog, port, host, warehouse, tableConfig, settableWhenReadOnly: isMaintenanceProperty, ...(token !== '' ? { token } : {}) });
+    rest = new RestCatalogServer({ catalog, port, host, warehouse, tableConfig, settableWhenReadOnly: isMaintenanceProperty,
+      ...(token !== '' ? { token } : {}),
+      ...(createServer ? { createServer } : {}),
+      ...(auth ? { auth } : {}),
+    });
     try {
       restUrl = (await rest.start()).url;
     } catch (err) {
