@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -27,7 +27,18 @@ const { AclOperationTypes: Op, AclPermissionTypes: Perm, AclResourceTypes: Res, 
 const run = promisify(execFile);
 const DRIVER = fileURLToPath(new URL('./python/pyiceberg_auth.py', import.meta.url));
 // alice: PLAIN, READ on orders; bob: PLAIN, nothing; carol: SCRAM-SHA-512, READ and WRITE on orders, DESCRIBE on the cluster.
-const PW = { alice: 'alice-Pw-3e8b', bob: 'bob-Pw-91cd', carol: 'carol-Pw-5a77', wrong: 'wrong-Pw-c0de' };
+// The README's example passwords, so that its commands run as written.
+const PW = { alice: 'alice-secret', bob: 'bob-Pw-91cd', carol: 'carol-secret', wrong: 'wrong-Pw-c0de' };
+
+/** The lines of the sh block under "### HTTP services" in the README's Security section. */
+async function readmeHttpCommands(): Promise<string[]> {
+  const readme = await readFile('README.md', 'utf8');
+  const section = readme.split(/^### /m).find((x) => x.startsWith('HTTP services'));
+  assert.ok(section, 'README.md has a subsection "### HTTP services"');
+  const block = /```sh\n([\s\S]*?)```/.exec(section);
+  assert.ok(block?.[1], 'the HTTP services subsection has no sh block');
+  return block[1].split('\n').filter((l) => l.trim() !== '');
+}
 
 interface Curl {
   readonly status: number;
@@ -164,6 +175,22 @@ test('HTTPS and authentication on the REST catalog, the schema registry and the 
     assert.equal((await curl(`${adminUrl}/metrics`, ['-H', `authorization: Bearer ${issued.access_token}`])).status, 200, 'the catalog token works on the admin port');
     assert.equal((await curl(`${adminUrl}/metrics`, ['-H', 'authorization: Bearer not-a-token'])).status, 401);
     await assert.rejects(run('curl', ['-sS', '-o', '/dev/null', `${adminUrl.replace('https:', 'http:')}/health`]), 'plain HTTP on the HTTPS port fails');
+  });
+
+  await t.test("the README's commands run as written (ports aside)", async () => {
+    const readme = await readmeHttpCommands();
+    assert.equal(readme.length, 3, 'a token, the subjects, the metrics');
+    const ports: Record<string, string> = { 'localhost:8181': new URL(restUrl).host, 'localhost:8081': new URL(registryUrl).host, 'localhost:9644': new URL(adminUrl).host };
+    const outputs: string[] = [];
+    for (const line of readme) {
+      const cmd = line.replace(/localhost:(8181|8081|9644)/, (m) => ports[m] ?? m);
+      const { stdout } = await run('sh', ['-c', cmd], { cwd: dir });
+      outputs.push(stdout);
+    }
+    assert.equal((JSON.parse(outputs[0] ?? '') as { token_type: string }).token_type, 'bearer');
+    assert.deepEqual(JSON.parse(outputs[1] ?? ''), ['orders-value']);
+    assert.match(outputs[2] ?? '', /floe_ready 1/);
+    seen.push(outputs[1] ?? '', outputs[2] ?? '');
   });
 
   await t.test('no password or token in any log line or response', () => {
