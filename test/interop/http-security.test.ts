@@ -26,6 +26,7 @@ import { ChildRunner } from './clients/process.js';
 const { AclOperationTypes: Op, AclPermissionTypes: Perm, AclResourceTypes: Res, ResourcePatternTypes: Pat } = kafkajsModule;
 const run = promisify(execFile);
 const DRIVER = fileURLToPath(new URL('./python/pyiceberg_auth.py', import.meta.url));
+const FLOE_BIN = fileURLToPath(new URL('../../broker/cli/floe.js', import.meta.url));
 // alice: PLAIN, READ on orders; bob: PLAIN, nothing; carol: SCRAM-SHA-512, READ and WRITE on orders, DESCRIBE on the cluster.
 // The README's example passwords, so that its commands run as written.
 const PW = { alice: 'alice-secret', bob: 'bob-Pw-91cd', carol: 'carol-secret', wrong: 'wrong-Pw-c0de' };
@@ -175,6 +176,19 @@ test('HTTPS and authentication on the REST catalog, the schema registry and the 
     assert.equal((await curl(`${adminUrl}/metrics`, ['-H', `authorization: Bearer ${issued.access_token}`])).status, 200, 'the catalog token works on the admin port');
     assert.equal((await curl(`${adminUrl}/metrics`, ['-H', 'authorization: Bearer not-a-token'])).status, 401);
     await assert.rejects(run('curl', ['-sS', '-o', '/dev/null', `${adminUrl.replace('https:', 'http:')}/health`]), 'plain HTTP on the HTTPS port fails');
+  });
+
+  await t.test('the floe CLI reaches the authenticated HTTPS admin port with the user in --admin-url', async () => {
+    const env = { ...process.env, NODE_EXTRA_CA_CERTS: certs.caPem };
+    const url = adminUrl.replace('https://', `https://carol:${PW.carol}@`);
+    const { stdout } = await run(process.execPath, [FLOE_BIN, 'topics', '--json', '--admin-url', url], { env });
+    assert.ok(stdout.includes('"orders"'), stdout);
+    const refused = await run(process.execPath, [FLOE_BIN, 'topics', '--admin-url', url.replace(PW.carol, PW.wrong)], { env }).then(
+      () => undefined,
+      (err: { stderr: string }) => err.stderr,
+    );
+    assert.ok(refused !== undefined && !refused.includes(PW.wrong), `refused without showing the password: ${refused}`);
+    assert.match(refused, /credentials are not valid/);
   });
 
   await t.test("the README's commands run as written (ports aside)", async () => {
