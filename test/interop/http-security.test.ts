@@ -7,10 +7,14 @@
 // - curl: the registry answers 401 with WWW-Authenticate without credentials; subject orders-value follows
 //   the topic's ACLs (WRITE to register, READ to read, hidden from lists otherwise); the admin port serves
 //   /health to anyone, /metrics only to a principal with DESCRIBE on the cluster (Basic or bearer).
+// - A new keystore file reaches all three services without a restart.
 // - No password, token or key appears in any log line or response the test saw.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { X509Certificate } from 'node:crypto';
+import { copyFileSync, readFileSync } from 'node:fs';
+import { connect as tlsConnect } from 'node:tls';
 import { readFile, rm } from 'node:fs/promises';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +25,7 @@ import { credentialFromPassword } from '../../broker/security/scram.js';
 import { startBroker, tempDir } from '../helpers/broker.js';
 import { makeCerts } from '../helpers/certs.js';
 import { venvPython } from '../helpers/peers.js';
+import { waitFor } from '../helpers/tiered-table.js';
 import { ChildRunner } from './clients/process.js';
 
 const { AclOperationTypes: Op, AclPermissionTypes: Perm, AclResourceTypes: Res, ResourcePatternTypes: Pat } = kafkajsModule;
@@ -40,6 +45,15 @@ async function readmeHttpCommands(): Promise<string[]> {
   const block = /```sh\n([\s\S]*?)```/.exec(section);
   assert.ok(block?.[1], 'the HTTP services subsection has no sh block');
   return block[1].split('\n').filter((l) => l.trim() !== '');
+}
+
+/** The fingerprint of the certificate an HTTPS port presents to a new connection. */
+async function presented(port: string, caFile: string): Promise<string> {
+  const sock = tlsConnect({ host: '127.0.0.1', port: Number(port), ca: readFileSync(caFile), servername: 'localhost' });
+  await once(sock, 'secureConnect');
+  const fp = sock.getPeerX509Certificate()?.fingerprint256 ?? '';
+  sock.destroy();
+  return fp;
 }
 
 interface Curl {
@@ -64,6 +78,7 @@ test('HTTPS and authentication on the REST catalog, the schema registry and the 
       '--schema.registry.host=127.0.0.1',
       '--ssl.keystore.type=PEM',
       `--ssl.keystore.location=${certs.serverPem}`,
+      '--ssl.reload.check.interval.ms=200',
       ...['iceberg.rest', 'schema.registry', 'admin'].flatMap((s) => [`--${s}.ssl.enabled=true`, `--${s}.authentication.method=BASIC`]),
       `--sasl.plain.jaas.config=${jaas}`,
       '--authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer',
@@ -221,6 +236,16 @@ test('HTTPS and authentication on the REST catalog, the schema registry and the 
     assert.ok((JSON.parse(outputs[1] ?? '[]') as string[]).includes('orders-value'), outputs[1]);
     assert.match(outputs[2] ?? '', /floe_ready 1/);
     seen.push(outputs[1] ?? '', outputs[2] ?? '');
+  });
+
+  await t.test('a new keystore reaches all three HTTPS services without a restart', async () => {
+    const next = certs.newServerPem();
+    const want = new X509Certificate(readFileSync(next.cert)).fingerprint256;
+    copyFileSync(next.pem, certs.serverPem);
+    for (const url of [restUrl, registryUrl, adminUrl]) {
+      await waitFor(`${url} to present the new certificate`, async () => ((await presented(new URL(url).port, certs.caPem)) === want ? true : undefined), 30_000);
+    }
+    assert.equal((await curl(`${adminUrl}/metrics`, basic('carol'))).status, 200, 'the new certificate verifies with the same CA');
   });
 
   await t.test('no password or token in any log line or response', () => {
