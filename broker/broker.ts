@@ -17,6 +17,10 @@ import { Router } from './router.js';
 import { KafkaServer } from './server/server.js';
 import { ConnectionLimits, parseConnectionOverrides, resolveConnectionOverrides } from './server/connection-limits.js';
 import { TlsContext } from './security/tls.js';
+import { httpServerFactory } from './security/http-auth.js';
+import { anyAuthentication, anyHttps, authenticationOn, httpsEnabled, HttpSecurity } from './security/http-services.js';
+import { adminGuard, startingAdminGuard } from './admin/admin-auth.js';
+import type { Denial } from './security/acls/access.js';
 import { SaslAuthenticator } from './security/sasl-authenticator.js';
 import { SaslHandshakeHandler } from './handlers/sasl-handshake.js';
 import { CreateAclsHandler, DeleteAclsHandler, DescribeAclsHandler } from './handlers/acls.js';
@@ -145,9 +149,16 @@ export class Broker {
     const parsed = parseListeners(config['listeners'], config['advertised.listeners'], config['listener.security.protocol.map'], problems);
     if (!parsed) throw new Error(`invalid listeners: ${problems.join('; ')}`);
     // Certificates and users are read before anything else opens, so a bad file stops start-up at once.
-    const tls = parsed.listeners.some((l) => usesTls(l.protocol)) ? new TlsContext(config, log.child({ logger: 'tls' }), config['ssl.reload.check.interval.ms']) : undefined;
+    const tls = parsed.listeners.some((l) => usesTls(l.protocol)) || anyHttps(config) ? new TlsContext(config, log.child({ logger: 'tls' }), config['ssl.reload.check.interval.ms']) : undefined;
     const readiness = new Readiness(startupSteps(config));
-    const admin = await startAdminPort({ config, log: log.child({ logger: 'admin' }), readiness });
+    let admin: AdminPort | undefined;
+    try {
+      const createServer = httpsEnabled(config, 'admin') && tls ? httpServerFactory(tls) : undefined;
+      admin = await startAdminPort({ config, log: log.child({ logger: 'admin' }), readiness, ...(createServer ? { createServer } : {}), ...(authenticationOn(config, 'admin') ? { guard: startingAdminGuard } : {}) });
+    } catch (err) {
+      tls?.close();
+      throw err;
+    }
     if (admin !== undefined) options.onAdminListening?.(admin.url);
     try {
       return await Broker.open(config, log, parsed, tls, readiness, admin);
@@ -170,11 +181,28 @@ export class Broker {
     const dataDir = config['log.dirs'];
     const metadata = await EmbeddedMetadataStore.open(dataDir, config['cluster.id']);
     readiness.done('metadata');
+    const authorizer = authorizerFor(config, metadata);
+    // Refusals are logged as Kafka's authorizer logs them, rate-limited: a client retrying a refused request is no flood.
+    const deniedLog = new RateLimitedLog(log.child({ logger: 'authorizer' }));
+    const onDenied = (d: Denial) => deniedLog.warn('authorization denied', { ...d });
+    const sasl = parsed.listeners.some((l) => usesSasl(l.protocol)) ? new SaslAuthenticator(config, metadata, log.child({ logger: 'sasl' })) : undefined;
+    // HTTP Basic checks the same users as SASL (PLAIN and SCRAM), whether or not a listener uses SASL.
+    const passwords = sasl ?? (anyAuthentication(config) ? new SaslAuthenticator(config, metadata, log.child({ logger: 'sasl' })) : undefined);
+    const http = new HttpSecurity(config, tls, passwords, authorizer, new RateLimitedLog(log.child({ logger: 'http-auth' })), onDenied);
+    if (admin !== undefined && authenticationOn(config, 'admin') && http.authenticator) admin.server.setGuard(adminGuard(http.authenticator, authorizer, onDenied));
+    const restCreateServer = http.createServer('iceberg.rest');
+    const restAuth = http.restAuth();
     const codec = defaultSegmentCodec({
       batchCacheBytes: config['remote.log.reader.cache.total.size.bytes'],
       workers: config['iceberg.convert.workers.enable'] ? config['remote.log.manager.copier.thread.pool.size'] : 0,
     });
-    const tiering = await BrokerTiering.start({ config, log, codec, ...(metrics ? { observer: metrics } : {}) });
+    const tiering = await BrokerTiering.start({
+      config,
+      log,
+      codec,
+      ...(metrics ? { observer: metrics } : {}),
+      restSecurity: { ...(restCreateServer ? { createServer: restCreateServer } : {}), ...(restAuth ? { auth: restAuth } : {}) },
+    });
     const logs = await LogManager.open({
       dataDir: join(dataDir),
       configFor: (topic) => logConfigFor(metadata.getTopic(topic)?.configs ?? {}, config),
@@ -195,14 +223,10 @@ export class Broker {
       });
     }
 
-    const authorizer = authorizerFor(config, metadata);
-    // Refusals are logged as Kafka's authorizer logs them, rate-limited: a client retrying a refused request is no flood.
-    const deniedLog = new RateLimitedLog(log.child({ logger: 'authorizer' }));
-    const router = new Router(metrics, authorizer, (d) => deniedLog.warn('authorization denied', { ...d }));
+    const router = new Router(metrics, authorizer, onDenied);
     // The identity needs the bound port when the listener asks for port 0; handlers read it lazily.
     const endpoints = new Map<string, { host: string; port: number }>();
     const identity = { nodeId: config['node.id'], host: '', port: 0, clusterId: metadata.clusterId, endpoints };
-    const sasl = parsed.listeners.some((l) => usesSasl(l.protocol)) ? new SaslAuthenticator(config, metadata, log.child({ logger: 'sasl' })) : undefined;
     // Garbage from clients is logged, but a flood of it is not a flood of lines.
     const badInputLog = new RateLimitedLog(log.child({ logger: 'server' }));
     const limits = new ConnectionLimits(
@@ -248,6 +272,8 @@ export class Broker {
     admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: connectionCount, connectionsRefused: () => limits.refused(), quotas, authentication: () => ({ sasl: [...(sasl?.outcomes.values() ?? [])], tlsHandshakeFailures: servers.filter((sv) => sv.tls).map((sv) => ({ listener: sv.name, count: sv.tlsHandshakeFailures })) }), tiering, topics, cleaner });
 
     if (config['schema.registry.port'] !== -1) {
+      const registryCreateServer = http.createServer('schema.registry');
+      const registryAuth = http.registryAuth();
       try {
         services.schemaRegistry = await SchemaRegistry.start({
           host: config['schema.registry.host'],
@@ -256,6 +282,8 @@ export class Broker {
           appender,
           log: log.child({ logger: 'schema-registry' }),
           ...(tiering ? { tiering } : {}),
+          ...(registryCreateServer ? { createServer: registryCreateServer } : {}),
+          ...(registryAuth ? { auth: registryAuth } : {}),
         });
       } catch (err) {
         await broker.stop();

@@ -17,7 +17,8 @@ import { apiRoutes } from './api-routes.js';
 import { PartitionReader } from './partition-metrics.js';
 import { StatusHistory } from './status-history.js';
 import { statusPageRoutes } from './status-page.js';
-import { AdminServer } from './admin-server.js';
+import type { RequestListener, Server } from 'node:http';
+import { AdminServer, type AdminGuard } from './admin-server.js';
 import { BrokerMetrics } from './broker-metrics.js';
 import { registerPartitionMetrics } from './partition-metrics.js';
 import type { Readiness } from './readiness.js';
@@ -63,7 +64,15 @@ export interface AdminPort {
 }
 
 /** Starts the admin port, or returns undefined when admin.port is -1. */
-export async function startAdminPort(options: { config: BrokerConfig; log: Logger; readiness: Readiness }): Promise<AdminPort | undefined> {
+export async function startAdminPort(options: {
+  config: BrokerConfig;
+  log: Logger;
+  readiness: Readiness;
+  /** node:https with the broker's certificate (admin.ssl.enabled). */
+  createServer?: (listener: RequestListener) => Server;
+  /** Refuses requests without credentials (admin.authentication.method; admin-auth.ts). */
+  guard?: AdminGuard;
+}): Promise<AdminPort | undefined> {
   const { config, log, readiness } = options;
   const port = config['admin.port'];
   if (port < 0) return undefined;
@@ -76,7 +85,7 @@ export async function startAdminPort(options: { config: BrokerConfig; log: Logge
       this.set(readiness.ready ? 1 : 0);
     },
   });
-  const server = new AdminServer(log);
+  const server = new AdminServer(log, { ...(options.createServer ? { createServer: options.createServer } : {}), ...(options.guard ? { guard: options.guard } : {}) });
   for (const r of [...healthRoutes(readiness), ...metricsRoutes(metrics)]) server.route(r);
   const bound = await server.listen(port, config['admin.host']);
   log.info('admin HTTP started', { url: bound.url, endpoints: ['/health', '/ready', '/metrics'] });

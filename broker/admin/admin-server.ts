@@ -8,8 +8,10 @@
  * - Request bodies are read for POST, PUT and DELETE, up to MAX_ADMIN_BODY_BYTES (larger: 413).
  * - Unknown path: 404; known path, other method: 405 with `Allow`; a handler that throws: 500, or the
  *   status of an AdminHttpError. Every error is a JSON body `{ "error": <code>, "message": <what to do> }`.
+ * - A guard (admin-auth.ts, with admin.authentication.method) may refuse a request before its route runs
+ *   (401, 403); a guard set later (once the broker's users are loaded) applies from then on.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from '../logger.js';
 
@@ -47,6 +49,9 @@ export interface AdminResponse {
   readonly body: string | Buffer;
 }
 
+/** Decides whether a request may be served: undefined to serve it, else the refusal to send. */
+export type AdminGuard = (req: { readonly method: string; readonly path: string; readonly headers: IncomingMessage['headers']; readonly remoteAddress: string }) => AdminResponse | undefined;
+
 export type AdminHandler = (req: AdminRequest) => AdminResponse | Promise<AdminResponse>;
 
 export interface AdminRoute {
@@ -74,18 +79,29 @@ export class AdminServer {
   private readonly sockets = new Set<Socket>();
   private readonly server: Server;
   private address: AddressInfo | undefined;
+  private guard: AdminGuard | undefined;
 
-  constructor(private readonly log: Logger) {
-    this.server = createServer((req, res) => {
+  constructor(
+    private readonly log: Logger,
+    options: { readonly createServer?: (listener: RequestListener) => Server; readonly guard?: AdminGuard } = {},
+  ) {
+    const listener: RequestListener = (req, res) => {
       this.serve(req, res).catch((err: unknown) => {
         this.log.warn('admin request failed', { err });
         res.destroy();
       });
-    });
+    };
+    this.server = options.createServer ? options.createServer(listener) : createServer(listener);
+    this.guard = options.guard;
     this.server.on('connection', (s) => {
       this.sockets.add(s);
       s.once('close', () => this.sockets.delete(s));
     });
+  }
+
+  /** Replaces the guard (applies to requests from now on). */
+  setGuard(guard: AdminGuard): void {
+    this.guard = guard;
   }
 
   /** Adds a route; a method and path may be routed once. */
@@ -148,7 +164,8 @@ export class AdminServer {
     this.address = this.server.address() as AddressInfo;
     const shown = this.address.address === '0.0.0.0' || this.address.address === '::' ? '127.0.0.1' : this.address.address;
     const urlHost = shown.includes(':') ? `[${shown}]` : shown;
-    return { host: this.address.address, port: this.address.port, url: `http://${urlHost}:${this.address.port}` };
+    const scheme = 'setSecureContext' in this.server ? 'https' : 'http';
+    return { host: this.address.address, port: this.address.port, url: `${scheme}://${urlHost}:${this.address.port}` };
   }
 
   /** The bound port (after listen). */
@@ -162,7 +179,11 @@ export class AdminServer {
     const matched = this.match(url.pathname);
     const byMethod = matched?.byMethod;
     let response: AdminResponse;
-    if (byMethod === undefined) {
+    const refused = this.guard?.({ method, path: url.pathname, headers: req.headers, remoteAddress: req.socket.remoteAddress ?? '' });
+    if (refused !== undefined) {
+      req.resume();
+      response = refused;
+    } else if (byMethod === undefined) {
       // Request bodies of unknown paths are drained so keep-alive connections stay usable.
       req.resume();
       const known = [...this.routes.keys(), ...this.patterns.map((p) => p.path)].sort().join(', ');

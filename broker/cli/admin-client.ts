@@ -31,7 +31,10 @@ export class CliError extends Error {
 }
 
 export class AdminClient {
+  /** The admin URL without its user and password (error messages show it). */
   readonly baseUrl: string;
+  /** `Authorization: Basic` from the URL's user info (admin.authentication.method=BASIC). */
+  private readonly authorization: string | undefined;
 
   constructor(baseUrl: string) {
     let url: URL;
@@ -41,7 +44,13 @@ export class AdminClient {
       throw new CliError(EXIT.USAGE, `--admin-url ${baseUrl} is not a URL; give one like ${DEFAULT_ADMIN_URL}`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(EXIT.USAGE, `--admin-url must be http:// or https://, not ${url.protocol}`);
-    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    // fetch refuses URLs with credentials: they become a Basic header, and leave the URL shown in messages.
+    if (url.username !== '' || url.password !== '') {
+      this.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+      url.username = '';
+      url.password = '';
+    }
+    this.baseUrl = url.toString().replace(/\/+$/, '');
   }
 
   get<T>(path: string): Promise<T> {
@@ -59,10 +68,8 @@ export class AdminClient {
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     let res: Response;
     try {
-      res = await fetch(this.baseUrl + path, {
-        method,
-        ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-      });
+      const headers: Record<string, string> = { ...(this.authorization ? { authorization: this.authorization } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+      res = await fetch(this.baseUrl + path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
     } catch (err) {
       const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
       throw new CliError(EXIT.UNREACHABLE, `no Floe broker answers at ${this.baseUrl} (${cause}); start one (floe start), or point --admin-url / FLOE_ADMIN_URL at its admin port`);

@@ -86,6 +86,9 @@ export const SETTINGS = Object.freeze([
   { key: 'iceberg.rest.port', type: 'int', default: 8181, min: -1, max: 65535, doc: 'Port of the built-in Iceberg REST catalog (0 picks a free port, -1 turns it off). With iceberg.catalog.type=rest it serves the external catalog\'s tables (a proxy: every request goes to that catalog).' },
   { key: 'iceberg.rest.token', type: 'string', default: '', sensitive: true, doc: 'Bearer token the Iceberg REST catalog requires on every request (empty: no authentication).' },
   { key: 'iceberg.rest.host', type: 'string', default: '0.0.0.0', doc: 'Address the Iceberg REST catalog binds to.' },
+  { key: 'iceberg.rest.ssl.enabled', type: 'bool', default: false, doc: 'Serve the Iceberg REST catalog over HTTPS with the broker\'s certificate (ssl.keystore.*, reloaded as for the Kafka listeners).' },
+  { key: 'iceberg.rest.authentication.method', type: 'enum', default: 'NONE', values: ['NONE', 'BASIC'], doc: 'BASIC: every catalog request needs HTTP Basic with a Floe user (PLAIN users of sasl.plain.jaas.config or sasl.plain.users.file, SCRAM users) or a bearer token from POST /v1/oauth/tokens (OAuth2 client credentials, as pyiceberg credential= and Spark\'s credential use) or iceberg.rest.token; answered 401 otherwise. With an authorizer, a topic\'s table is listed only with DESCRIBE and loaded only with READ on the topic. NONE: only iceberg.rest.token, when set.' },
+  { key: 'iceberg.rest.oauth.token.lifetime.ms', type: 'long', default: 3_600_000, min: 1000, doc: 'Lifetime of the bearer tokens POST /v1/oauth/tokens issues (clients fetch a new one with their credential); tokens are kept in memory only, so a restart ends them.' },
   { key: 'iceberg.namespace', type: 'string', default: 'kafka', doc: 'Default of the topic config iceberg.namespace: the namespace (dots separate levels) of the topic tables, <namespace>.<table name>.' },
   // External Iceberg REST catalog (iceberg.catalog.type=rest)
   { key: 'iceberg.catalog.type', type: 'enum', default: 'builtin', values: ['builtin', 'rest'], doc: 'Where the tables are registered: builtin (Floe\'s own catalog, kept in the warehouse) or rest (an external Iceberg REST catalog at iceberg.catalog.uri: Polaris, Nessie, Gravitino, Unity, Apache Iceberg\'s REST server). Data files go to iceberg.warehouse either way.' },
@@ -115,6 +118,8 @@ export const SETTINGS = Object.freeze([
   // Schema registry
   { key: 'schema.registry.port', type: 'int', default: 8081, min: -1, max: 65535, doc: 'Port of the built-in schema registry (Confluent Schema Registry REST API; 0 picks a free port, -1 turns it off). Its state lives in the internal topic _schemas.' },
   { key: 'schema.registry.host', type: 'string', default: '0.0.0.0', doc: 'Address the schema registry binds to.' },
+  { key: 'schema.registry.ssl.enabled', type: 'bool', default: false, doc: 'Serve the schema registry over HTTPS with the broker\'s certificate (ssl.keystore.*).' },
+  { key: 'schema.registry.authentication.method', type: 'enum', default: 'NONE', values: ['NONE', 'BASIC'], doc: 'BASIC (Confluent\'s authentication.method): every request needs HTTP Basic with a Floe user (basic.auth.user.info in Confluent clients) or a bearer token from the REST catalog\'s /v1/oauth/tokens; 401 otherwise. With an authorizer, subject <topic>-key and <topic>-value follow the topic\'s ACLs (READ to read, WRITE to register or delete).' },
   // Groups
   { key: 'offsets.retention.minutes', type: 'long', default: 7 * 24 * 60, min: 1, doc: 'Committed offsets of an empty group expire after this long.' },
   { key: 'group.min.session.timeout.ms', type: 'int', default: 6000, min: 0, doc: 'Smallest session timeout a member may ask for.' },
@@ -130,6 +135,8 @@ export const SETTINGS = Object.freeze([
   // Admin HTTP port (health, readiness, metrics)
   { key: 'admin.port', type: 'int', default: 9644, min: -1, max: 65535, doc: 'Port of the admin HTTP server: /health, /ready and /metrics (Prometheus text format); 0 picks a free port, -1 turns it off.' },
   { key: 'admin.host', type: 'string', default: '0.0.0.0', doc: 'Address the admin HTTP server binds to.' },
+  { key: 'admin.ssl.enabled', type: 'bool', default: false, doc: 'Serve the admin port over HTTPS with the broker\'s certificate (ssl.keystore.*).' },
+  { key: 'admin.authentication.method', type: 'enum', default: 'NONE', values: ['NONE', 'BASIC'], doc: 'BASIC: every admin request but /health and /ready (probes) needs HTTP Basic with a Floe user or a bearer token from the REST catalog\'s /v1/oauth/tokens; 401 otherwise. With an authorizer, GET and HEAD need DESCRIBE on the cluster, other methods ALTER.' },
   // Operations
   { key: 'log.level', type: 'enum', default: 'info', values: ['debug', 'info', 'warn', 'error', 'silent'], doc: 'Lowest level of structured log lines written to stdout.' },
   { key: 'shutdown.timeout.ms', type: 'long', default: 30_000, min: 0, doc: 'On SIGTERM/SIGINT, wait this long for in-flight requests before closing connections.' },

@@ -14,6 +14,8 @@ export const REGISTRY_ERRORS = Object.freeze({
   VERSION_NOT_SOFT_DELETED: { status: 404, code: 40407 },
   SUBJECT_COMPATIBILITY_NOT_CONFIGURED: { status: 404, code: 40408 },
   SUBJECT_MODE_NOT_CONFIGURED: { status: 404, code: 40409 },
+  UNAUTHORIZED: { status: 401, code: 401 },
+  FORBIDDEN: { status: 403, code: 40301 },
   NOT_FOUND: { status: 404, code: 404 },
   METHOD_NOT_ALLOWED: { status: 405, code: 405 },
   INCOMPATIBLE_SCHEMA: { status: 409, code: 409 },

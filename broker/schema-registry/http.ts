@@ -7,8 +7,11 @@
  *   Content-Type); anything else is 415. Bodies over the limit are 413; malformed JSON is 400.
  * - Responses are `application/vnd.schemaregistry.v1+json`; errors are `{"error_code": N, "message": "..."}`
  *   with Confluent's codes (errors.ts).
+ * - With `auth` (schema.registry.authentication.method=BASIC): requests without valid credentials are 401
+ *   (`{"error_code": 401, ...}` and WWW-Authenticate, as Confluent's registry answers); a subject `auth`
+ *   refuses is 403 (error_code 40301), and subject lists leave out what the caller may not read.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RegistryError } from './errors.js';
 import { COMPATIBILITY_LEVELS, isCompatibilityLevel, isMode, isSchemaType, MODES, SCHEMA_TYPES, type SchemaReference, type SubjectVersion } from './model.js';
@@ -39,6 +42,35 @@ export interface RegistryHttpOptions {
   readonly host: string;
   readonly port: number;
   readonly maxBodyBytes?: number;
+  /** Builds the server (node:https for TLS). Default: node:http. */
+  readonly createServer?: (listener: RequestListener) => Server;
+  readonly auth?: RegistryAuth;
+}
+
+/** READ: look at a subject (its versions, schemas, config, compatibility checks); WRITE: change it. */
+export type SubjectOperation = 'READ' | 'WRITE';
+
+export interface RegistryAuth {
+  /** The principal of an Authorization header; undefined for missing or wrong credentials (401). */
+  authenticate(authorization: string | undefined, remoteAddress: string): string | undefined;
+  readonly challenge: string;
+  /** Whether the principal may do `operation` on `subject`. Default: yes. */
+  maySubject?(principal: string, remoteAddress: string, subject: string, operation: SubjectOperation, quiet: boolean): boolean;
+}
+
+/** The subject a route acts on (its first parameter), for routes under subjects/, compatibility/, config/, mode/. */
+function subjectOf(route: Route, params: readonly string[]): string | undefined {
+  const head = route.path[0];
+  if (route.path.length < 2 || params.length === 0) return undefined;
+  if (head === 'subjects' || head === 'config' || head === 'mode' || (head === 'compatibility' && route.path[1] === 'subjects')) return params[0];
+  return undefined;
+}
+
+/** Registering, deleting and changing a subject's config or mode write; everything else reads. */
+function subjectOperation(route: Route, method: Method): SubjectOperation {
+  if (method === 'DELETE' || method === 'PUT') return 'WRITE';
+  if (method === 'POST' && route.path[0] === 'subjects' && route.path[2] === 'versions') return 'WRITE';
+  return 'READ';
 }
 
 export class RegistryHttpServer {
@@ -54,10 +86,11 @@ export class RegistryHttpServer {
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   }
 
-  async start(): Promise<{ host: string; port: number }> {
-    const server = createServer((req, res) => {
+  async start(): Promise<{ host: string; port: number; tls: boolean }> {
+    const listener: RequestListener = (req, res) => {
       this.handle(req, res).catch((err: unknown) => sendError(res, err));
-    });
+    };
+    const server = this.options.createServer ? this.options.createServer(listener) : createServer(listener);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -67,7 +100,7 @@ export class RegistryHttpServer {
       });
     });
     const addr = server.address() as AddressInfo;
-    return { host: addr.address, port: addr.port };
+    return { host: addr.address, port: addr.port, tls: 'setSecureContext' in server };
   }
 
   async close(): Promise<void> {
@@ -80,7 +113,19 @@ export class RegistryHttpServer {
     });
   }
 
+  /** The caller's principal, or throws 401; undefined without auth. */
+  private authenticate(req: IncomingMessage, res: ServerResponse): string | undefined {
+    const auth = this.options.auth;
+    if (auth === undefined) return undefined;
+    const principal = auth.authenticate(req.headers.authorization, req.socket.remoteAddress ?? '');
+    if (principal !== undefined) return principal;
+    req.resume();
+    res.setHeader('WWW-Authenticate', auth.challenge);
+    throw new RegistryError('UNAUTHORIZED', req.headers.authorization ? 'Unauthorized: the credentials are not valid' : 'Unauthorized: send HTTP Basic credentials of a Floe user (basic.auth.user.info)');
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const principal = this.authenticate(req, res);
     const url = new URL(req.url ?? '/', 'http://registry');
     const segments = url.pathname.split('/').filter((s) => s !== '');
     let decoded: string[];
@@ -97,11 +142,28 @@ export class RegistryHttpServer {
       res.setHeader('Allow', Object.keys(match.route.methods).join(', '));
       throw new RegistryError('METHOD_NOT_ALLOWED', 'HTTP 405 Method Not Allowed');
     }
+    const may = this.options.auth?.maySubject;
+    const remote = req.socket.remoteAddress ?? '';
+    const subject = subjectOf(match.route, match.params);
+    if (principal !== undefined && may !== undefined && subject !== undefined) {
+      const operation = subjectOperation(match.route, method);
+      if (!may.call(this.options.auth, principal, remote, subject, operation, false)) {
+        req.resume();
+        throw new RegistryError('FORBIDDEN', `${principal} may not ${operation === 'READ' ? 'read' : 'change'} subject ${subject}: it follows the ACLs of its topic (${operation} on the topic)`);
+      }
+    }
     const body = () => this.readBody(req);
     if (method === 'POST' || method === 'PUT') checkContentType(req);
     const reply = await handler({ params: match.params, query: url.searchParams, body });
     if ('text' in reply) send(res, 200, reply.text);
-    else send(res, 200, JSON.stringify(reply.json));
+    else {
+      // Subject lists show only the subjects the caller may read.
+      const shown =
+        principal !== undefined && may !== undefined && match.route.path.length === 1 && match.route.path[0] === 'subjects' && Array.isArray(reply.json)
+          ? (reply.json as unknown[]).filter((s) => typeof s !== 'string' || may.call(this.options.auth, principal, remote, s, 'READ', true))
+          : reply.json;
+      send(res, 200, JSON.stringify(shown));
+    }
   }
 
   private match(segments: readonly string[]): { route: Route; params: string[] } | undefined {

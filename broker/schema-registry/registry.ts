@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 import type { PartitionAppender } from '../producers/partition-appender.js';
 import type { RemoteLogReader } from '../tiering/broker-tiering.js';
 import type { TopicManager } from '../topics/topic-manager.js';
-import { RegistryHttpServer } from './http.js';
+import { RegistryHttpServer, type RegistryHttpOptions } from './http.js';
 import type { SchemaRegistryView } from './model.js';
 import { TopicRegistryLog } from './schema-log.js';
 import { SchemaStore } from './store.js';
@@ -22,6 +22,9 @@ export interface SchemaRegistryOptions {
   readonly tiering?: RemoteLogReader;
   readonly log: Logger;
   readonly maxBodyBytes?: number;
+  /** HTTPS and authentication (broker/security/http-auth.ts builds them from the config). */
+  readonly createServer?: RegistryHttpOptions['createServer'];
+  readonly auth?: RegistryHttpOptions['auth'];
 }
 
 export class SchemaRegistry {
@@ -37,7 +40,13 @@ export class SchemaRegistry {
     const started = Date.now();
     const log = await TopicRegistryLog.open({ topics: options.topics, appender: options.appender, log: options.log, ...(options.tiering ? { tiering: options.tiering } : {}) });
     const { store, records } = await SchemaStore.open(log);
-    const http = new RegistryHttpServer(store, { host: options.host, port: options.port, ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}) });
+    const http = new RegistryHttpServer(store, {
+      host: options.host,
+      port: options.port,
+      ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+      ...(options.createServer ? { createServer: options.createServer } : {}),
+      ...(options.auth ? { auth: options.auth } : {}),
+    });
     let bound;
     try {
       bound = await http.start();
@@ -45,7 +54,7 @@ export class SchemaRegistry {
       throw new Error(`cannot start the schema registry on ${options.host}:${options.port} (${(err as Error).message}); free the port, pick another with schema.registry.port, or set it to -1`, { cause: err });
     }
     options.log.info('schema registry started', {
-      url: `http://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`,
+      url: `${bound.tls ? 'https' : 'http'}://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`,
       replayedRecords: records,
       subjects: store.state.subjectNames().length,
       maxId: store.state.maxId,

@@ -17,8 +17,8 @@ import type { BrokerConfig } from '../config/settings.js';
 import type { Logger } from '../logger.js';
 import type { MetadataStore } from '../metadata/metadata-store.js';
 import type { ConnectionInfo, FrameHandler } from '../server/connection.js';
-import { parsePlainJaas, parsePlainUsersFile, PlainServer, SaslAuthenticationError, type SaslServer } from './sasl-mechanism.js';
-import { SCRAM_MECHANISMS, ScramServer, type ScramMechanism } from './scram.js';
+import { parsePlainJaas, parsePlainUsersFile, PlainServer, SaslAuthenticationError, sameSecret, type SaslServer } from './sasl-mechanism.js';
+import { passwordMatches, SCRAM_MECHANISMS, ScramServer, type ScramMechanism } from './scram.js';
 import type { ConnectionSecurity } from './session.js';
 
 export const API_VERSIONS_KEY = 18;
@@ -106,6 +106,21 @@ export class SaslAuthenticator {
       }
     }
     return this.fileUsers.get(user) ?? this.jaasUsers.get(user);
+  }
+
+  /**
+   * Whether `password` is `user`'s, for HTTP Basic on the broker's HTTP services: a PLAIN user's password
+   * (sasl.plain.jaas.config, sasl.plain.users.file), else one of the user's SCRAM credentials (SHA-512 first).
+   * Whatever sasl.enabled.mechanisms says: Basic is not a SASL mechanism, the users are the same.
+   */
+  checkPassword(user: string, password: string): boolean {
+    if (user === '' || password === '') return false;
+    const plain = this.plainPassword(user);
+    if (plain !== undefined && sameSecret(password, plain)) return true;
+    return (['SCRAM-SHA-512', 'SCRAM-SHA-256'] as const).some((m) => {
+      const credential = this.metadata.getScramCredential(user, m);
+      return credential !== undefined && passwordMatches(m, credential, password);
+    });
   }
 
   /** A server for one exchange of `mechanism`, or undefined when it is not enabled. */

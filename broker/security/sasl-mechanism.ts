@@ -24,7 +24,7 @@ export interface SaslServer {
 /** Looks up the password of a PLAIN user; undefined for an unknown user. */
 export type PlainUsers = (user: string) => string | undefined;
 
-function sameSecret(a: string, b: string): boolean {
+export function sameSecret(a: string, b: string): boolean {
   // Hash first so that the comparison takes the same time whatever the lengths.
   const ha = createHash('sha256').update(a, 'utf8').digest();
   const hb = createHash('sha256').update(b, 'utf8').digest();

@@ -142,3 +142,14 @@ export class ScramServer implements SaslServer {
     return { response: Buffer.from(`v=${serverSignature.toString('base64')}`, 'utf8'), done: true };
   }
 }
+
+/**
+ * Whether `password` is the one a stored credential was made from: StoredKey = H(HMAC(Hi(password), "Client
+ * Key")), compared in constant time. This is how HTTP Basic authenticates a SCRAM user, since an HTTP
+ * request carries the password itself rather than a SCRAM proof.
+ */
+export function passwordMatches(m: ScramMechanism, credential: ScramCredential, password: string): boolean {
+  const salted = saltedPassword(m, password, credential.salt, credential.iterations);
+  const storedKey = h(m, hmac(m, salted, 'Client Key'));
+  return storedKey.length === credential.storedKey.length && timingSafeEqual(storedKey, credential.storedKey);
+}

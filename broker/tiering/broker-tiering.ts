@@ -24,7 +24,7 @@
  *   to C (the local disk was lost) starts its local log at C + 1; earlier offsets are served from the table.
  */
 import type { BacklogReport, PartitionCompaction, TableExpiry, TableSnapshotInfo, TableStats, TieringObserver, TieringPlugin, TopicBacklog, TopicTieringConfig, TypedKeySettings, TypedValueSettings } from '../../tiering/plugin/api.js';
-import { openIcebergTiering, type OpenedIcebergTiering } from '../../tiering/plugin/open-iceberg-tiering.js';
+import { openIcebergTiering, type IcebergTieringSettings, type OpenedIcebergTiering } from '../../tiering/plugin/open-iceberg-tiering.js';
 import type { CacheStats, SegmentCodec } from '../../tiering/plugin/segment-codec.js';
 import type { BrokerConfig } from '../config/settings.js';
 import type { ClosedSegmentEvent, LogManager, TopicPartition } from '../log/log-manager.js';
@@ -102,6 +102,8 @@ export interface BrokerTieringOptions {
   readonly plugin?: TieringPlugin;
   /** Told about each copy and commit (metrics). */
   readonly observer?: TieringObserver;
+  /** HTTPS and authentication of the REST catalog (broker/security/http-services.ts). */
+  readonly restSecurity?: Pick<IcebergTieringSettings['rest'], 'createServer' | 'auth'>;
 }
 
 /** Reads served from tiered storage since start (Fetch below the local log start), for metrics. */
@@ -178,7 +180,7 @@ export class BrokerTiering implements RemoteLogReader {
         accessKeyId: config['iceberg.s3.access.key.id'],
         secretAccessKey: config['iceberg.s3.secret.access.key'],
       },
-      rest: { port: config['iceberg.rest.port'], host: config['iceberg.rest.host'], token: config['iceberg.rest.token'] },
+      rest: { port: config['iceberg.rest.port'], host: config['iceberg.rest.host'], token: config['iceberg.rest.token'], ...options.restSecurity },
       maxConcurrentCopies: config['remote.log.manager.copier.thread.pool.size'],
       compaction: { bytesPerSecond: config['iceberg.compaction.max.bytes.per.second'] },
       onInfo: (message, context) => tlog.info(message, context),

@@ -9,18 +9,24 @@
  *   (HEAD), commit, drop. Multi-level namespaces are joined with the unit separator (`%1F`) in paths.
  * - Errors are `{"error": {"message", "type", "code"}}`; unknown routes 404, wrong methods 405 (with
  *   `Allow`), malformed bodies 400, missing or wrong bearer token 401 when a token is configured.
+ * - With `auth` (the broker passes its users and ACLs in; this folder knows neither): every request but the
+ *   OAuth2 token endpoint (`POST /v1/oauth/tokens`, oauth.ts) needs credentials `auth.authenticate` accepts
+ *   (401 with `WWW-Authenticate` otherwise); table lists leave out what `auth.mayDescribe` refuses, and
+ *   loading a table `auth.mayLoad` refuses is 403 ForbiddenException.
+ * - HTTPS: pass a `createServer` that builds a node:https server (the broker's does, with its certificates).
  * - Tables that Floe owns (property `floe.owner` set, or `isReadOnly` says so) are read-only to outside
  *   writers: commits and drops are answered 403 ForbiddenException. Not 409: reference clients treat 409
  *   CommitFailedException as "refresh and retry", so a 409 would send Spark or pyiceberg into a retry loop
  *   for a commit that can never succeed; 403 is final and its message says why.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { parseJson, stringifyJson, type JsonValue } from '../json.js';
 import type { TableMetadata } from '../table-metadata.js';
 import { CatalogError, identifierToString, type Catalog, type Namespace, type TableIdentifier } from '../catalog/catalog.js';
 import { errorBody, RestRequestError, toRestError } from './errors.js';
+import { OAUTH_TOKENS_PATH, OAuthError, parseTokenRequest, tokenResponse } from './oauth.js';
 import { commitTableResultToJson, identifierToJson, loadTableResultToJson, parseCommitTableRequest, parseCreateTableRequest } from './messages.js';
 
 /** Table property naming the Floe component that owns a table; such tables refuse outside commits. */
@@ -51,6 +57,30 @@ export interface RestCatalogServerOptions {
   readonly settableWhenReadOnly?: (key: string) => boolean;
   /** Largest request body accepted. Default 16 MiB. */
   readonly maxBodyBytes?: number;
+  /** Builds the server from the request listener, e.g. a node:https server for TLS. Default: node:http. */
+  readonly createServer?: (listener: RequestListener) => Server;
+  /** Authentication and table-level authorization; with it, `token` is not checked by the server itself. */
+  readonly auth?: RestAuth;
+}
+
+/** Who sent a request: the principal its credentials name and the address it came from. */
+export interface RestCaller {
+  readonly principal: string;
+  readonly remoteAddress: string;
+}
+
+/** How the server authenticates requests and decides which tables a caller may see and load. */
+export interface RestAuth {
+  /** The principal of a request's `Authorization` header; undefined for missing or wrong credentials (401). */
+  authenticate(authorization: string | undefined, remoteAddress: string): string | undefined;
+  /** The `WWW-Authenticate` challenge of a 401. */
+  readonly challenge: string;
+  /** OAuth2 client credentials: a bearer token for them, undefined when they are wrong. Absent: no token endpoint. */
+  issueToken?(clientId: string, clientSecret: string, remoteAddress: string): { token: string; expiresInS: number } | undefined;
+  /** Whether the caller may see the table (in lists and HEAD). Default: yes. */
+  mayDescribe?(caller: RestCaller, id: TableIdentifier): boolean;
+  /** Whether the caller may load the table (read its metadata and so its files). Default: yes. */
+  mayLoad?(caller: RestCaller, id: TableIdentifier): boolean;
 }
 
 type Method = 'GET' | 'HEAD' | 'POST' | 'DELETE';
@@ -61,6 +91,8 @@ interface Params {
 }
 
 interface Ctx {
+  /** Undefined when the server authenticates nobody (no `auth`). */
+  readonly caller: RestCaller | undefined;
   readonly params: Params;
   readonly query: URLSearchParams;
   readonly body: () => Promise<JsonValue>;
@@ -97,9 +129,10 @@ export class RestCatalogServer {
   }
 
   async start(): Promise<{ host: string; port: number; url: string }> {
-    const server = createServer((req, res) => {
+    const listener: RequestListener = (req, res) => {
       this.handle(req, res).catch((err: unknown) => this.sendError(res, err, req.method === 'HEAD'));
-    });
+    };
+    const server = this.options.createServer ? this.options.createServer(listener) : createHttpServer(listener);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -110,7 +143,8 @@ export class RestCatalogServer {
     });
     const addr = server.address() as AddressInfo;
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-    return { host: addr.address, port: addr.port, url: `http://${host}:${addr.port}` };
+    const scheme = 'setSecureContext' in server ? 'https' : 'http';
+    return { host: addr.address, port: addr.port, url: `${scheme}://${host}:${addr.port}` };
   }
 
   async close(): Promise<void> {
@@ -166,7 +200,10 @@ export class RestCatalogServer {
       {
         path: ['namespaces', ':ns', 'tables'],
         methods: {
-          GET: async ({ params }) => ({ status: 200, json: { identifiers: (await c.listTables(ns(params))).map(identifierToJson) } }),
+          GET: async ({ params, caller }) => {
+            const ids = (await c.listTables(ns(params))).filter((id) => this.may('mayDescribe', caller, id));
+            return { status: 200, json: { identifiers: ids.map(identifierToJson) } };
+          },
           POST: async ({ params, body }) => {
             const { name, request, stageCreate } = parseCreateTableRequest(await body());
             if (stageCreate) throw new CatalogError('UNSUPPORTED', 'Staged creates (stage-create) are not supported by this catalog; create the table directly');
@@ -196,11 +233,13 @@ export class RestCatalogServer {
       {
         path: ['namespaces', ':ns', 'tables', ':table'],
         methods: {
-          GET: async ({ params }) => {
+          GET: async ({ params, caller }) => {
+            this.require('mayLoad', caller, tableId(params), 'load');
             const out = await c.loadTable(tableId(params));
             return { status: 200, json: loadTableResultToJson({ ...out, config: this.tableConfig(out.config) }) };
           },
-          HEAD: async ({ params }) => {
+          HEAD: async ({ params, caller }) => {
+            this.require('mayDescribe', caller, tableId(params), 'see');
             if (!(await c.tableExists(tableId(params)))) throw new CatalogError('NO_SUCH_TABLE', `Table ${identifierToString(tableId(params))} does not exist`);
             return { status: 204 };
           },
@@ -247,7 +286,50 @@ export class RestCatalogServer {
     }
   }
 
-  private checkAuth(req: IncomingMessage): void {
+  private may(check: 'mayDescribe' | 'mayLoad', caller: RestCaller | undefined, id: TableIdentifier): boolean {
+    const fn = this.options.auth?.[check];
+    return caller === undefined || fn === undefined || fn.call(this.options.auth, caller, id);
+  }
+
+  private require(check: 'mayDescribe' | 'mayLoad', caller: RestCaller | undefined, id: TableIdentifier, what: string): void {
+    if (this.may(check, caller, id)) return;
+    throw new RestRequestError(
+      403,
+      'ForbiddenException',
+      `${caller?.principal ?? 'This caller'} may not ${what} table ${identifierToString(id)}: it follows the ACLs of its Kafka topic (READ to load, DESCRIBE to see); ask an operator for them`,
+    );
+  }
+
+  /** The caller of a request, or a 401 error; undefined when the server authenticates nobody. */
+  private authenticate(req: IncomingMessage): RestCaller | undefined {
+    const auth = this.options.auth;
+    const remoteAddress = req.socket.remoteAddress ?? '';
+    if (auth === undefined) {
+      this.checkToken(req);
+      return undefined;
+    }
+    const header = req.headers.authorization;
+    const principal = auth.authenticate(header, remoteAddress);
+    if (principal === undefined) {
+      throw new RestRequestError(401, 'NotAuthorizedException', header ? 'The credentials are not valid' : 'Authentication required: send Authorization: Basic (a Floe user) or Bearer (a token from POST /v1/oauth/tokens)', {
+        'www-authenticate': auth.challenge,
+      });
+    }
+    return { principal, remoteAddress };
+  }
+
+  /** POST /v1/oauth/tokens: client credentials for a bearer token. */
+  private async issueToken(req: IncomingMessage, res: ServerResponse, issue: NonNullable<RestAuth['issueToken']>): Promise<void> {
+    const body = await this.readText(req);
+    const { clientId, clientSecret } = parseTokenRequest(req.headers['content-type'], body, req.headers.authorization);
+    const issued = issue.call(this.options.auth, clientId, clientSecret, req.socket.remoteAddress ?? '');
+    if (issued === undefined) throw new OAuthError(401, 'invalid_client', 'The client credentials are not valid: client_id and client_secret are a Floe user and password');
+    const json = JSON.stringify(tokenResponse(issued.token, issued.expiresInS));
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), 'cache-control': 'no-store' });
+    res.end(json);
+  }
+
+  private checkToken(req: IncomingMessage): void {
     const token = this.options.token;
     if (token === undefined) return;
     const header = req.headers.authorization ?? '';
@@ -264,7 +346,13 @@ export class RestCatalogServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://catalog');
     const method = (req.method ?? 'GET').toUpperCase();
-    this.checkAuth(req);
+    const issue = this.options.auth?.issueToken;
+    if (url.pathname === OAUTH_TOKENS_PATH && issue !== undefined) {
+      if (method !== 'POST') throw notAllowed(['POST']);
+      await this.issueToken(req, res, issue);
+      return;
+    }
+    const caller = this.authenticate(req);
     const raw = url.pathname.split('/').filter((s, i) => i > 0 || s !== '');
     if (raw[raw.length - 1] === '') raw.pop();
     if (raw[0] !== 'v1') throw notFound(url.pathname);
@@ -297,7 +385,7 @@ export class RestCatalogServer {
       if (!match) continue;
       const handler = r.methods[method as Method];
       if (!handler) throw notAllowed(Object.keys(r.methods));
-      const reply = await handler({ params, query: url.searchParams, body: () => this.readBody(req) });
+      const reply = await handler({ caller, params, query: url.searchParams, body: () => this.readBody(req) });
       this.send(res, method, reply);
       return;
     }
@@ -311,7 +399,7 @@ export class RestCatalogServer {
     return { defaults: {}, overrides, endpoints: this.endpoints() };
   }
 
-  private async readBody(req: IncomingMessage): Promise<JsonValue> {
+  private async readText(req: IncomingMessage): Promise<string> {
     const max = this.options.maxBodyBytes ?? 16 * 1024 * 1024;
     const chunks: Buffer[] = [];
     let size = 0;
@@ -320,7 +408,11 @@ export class RestCatalogServer {
       if (size > max) throw new RestRequestError(413, 'BadRequestException', `Request body is larger than ${max} bytes`);
       chunks.push(chunk as Buffer);
     }
-    const text = Buffer.concat(chunks).toString('utf8');
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  private async readBody(req: IncomingMessage): Promise<JsonValue> {
+    const text = await this.readText(req);
     if (text.trim() === '') throw badRequest('The request needs a JSON body');
     try {
       return parseJson(text);
@@ -345,7 +437,7 @@ export class RestCatalogServer {
       return;
     }
     const e = toRestError(err);
-    const body = errorBody(e);
+    const body = err instanceof OAuthError ? JSON.stringify({ error: err.oauthError, error_description: err.message }) : errorBody(e);
     const extra = err instanceof RestRequestError ? err.headers : {};
     res.writeHead(e.status, { ...extra, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(head ? undefined : body);

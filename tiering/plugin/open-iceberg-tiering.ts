@@ -14,7 +14,7 @@ import { RestCatalogClient } from '../../iceberg/catalog/rest-client.js';
 import { WarehouseCatalog } from '../../iceberg/catalog/warehouse.js';
 import type { FileIO } from '../../iceberg/io/file-io.js';
 import { createFileIO, schemeOf } from '../../iceberg/io/registry.js';
-import { RestCatalogServer } from '../../iceberg/rest/server.js';
+import { RestCatalogServer, type RestCatalogServerOptions } from '../../iceberg/rest/server.js';
 import type { BacklogReport, TieringObserver, TieringPlugin } from './api.js';
 import { crashAfterCatalogCommit, crashInsideCommit } from './crash-points.js';
 import { LastKnownCatalog } from './last-known-catalog.js';
@@ -35,8 +35,17 @@ export interface IcebergTieringSettings {
   };
   /** Where tables are registered: the built-in catalog (default) or an external REST catalog. */
   readonly catalog?: ExternalCatalogSettings | { readonly type: 'builtin' };
-  /** The REST catalog server; port -1 runs none, 0 picks a free port. Token '' means no authentication. */
-  readonly rest: { readonly port: number; readonly host: string; readonly token: string };
+  /**
+   * The REST catalog server; port -1 runs none, 0 picks a free port. Token '' means no authentication
+   * unless `auth` is given (which then decides, token included); `createServer` builds an HTTPS server.
+   */
+  readonly rest: {
+    readonly port: number;
+    readonly host: string;
+    readonly token: string;
+    readonly createServer?: RestCatalogServerOptions['createServer'];
+    readonly auth?: RestCatalogServerOptions['auth'];
+  };
   readonly maxConcurrentCopies: number;
   readonly codec: SegmentCodec;
   /** A tiering step failed and will be retried. */
@@ -173,11 +182,15 @@ export async function openIcebergTiering(settings: IcebergTieringSettings): Prom
     ...(settings.onBacklog !== undefined ? { onBacklog: settings.onBacklog } : {}),
     ...(settings.maintenance ? { maintenanceIntervalMs: settings.maintenance.intervalMs, maintenance: { orphanWindowMs: settings.maintenance.orphanWindowMs } } : {}),
   });
-  const { port, host, token } = settings.rest;
+  const { port, host, token, createServer, auth } = settings.rest;
   let rest: RestCatalogServer | undefined;
   let restUrl: string | undefined;
   if (port >= 0) {
-    rest = new RestCatalogServer({ catalog, port, host, warehouse, tableConfig, settableWhenReadOnly: isMaintenanceProperty, ...(token !== '' ? { token } : {}) });
+    rest = new RestCatalogServer({ catalog, port, host, warehouse, tableConfig, settableWhenReadOnly: isMaintenanceProperty,
+      ...(token !== '' ? { token } : {}),
+      ...(createServer ? { createServer } : {}),
+      ...(auth ? { auth } : {}),
+    });
     try {
       restUrl = (await rest.start()).url;
     } catch (err) {

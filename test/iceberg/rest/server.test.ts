@@ -284,3 +284,51 @@ test('REST commits of remove-snapshots expire a snapshot, and delete-after-commi
   assert.ok(await io.head(metadata['metadata-log'][0]?.['metadata-file'] ?? ''));
   assert.ok(await io.head(metadataLocation));
 });
+
+test('auth hooks: the OAuth2 token endpoint (form body or Basic), 401 with the challenge, lists hide and loads refuse what the hooks deny', async (t) => {
+  const tokens = new Map<string, string>();
+  const auth: NonNullable<RestCatalogServerOptions['auth']> = {
+    challenge: 'Basic realm="test", Bearer realm="test"',
+    authenticate: (header) => (header?.startsWith('Bearer ') ? tokens.get(header.slice(7)) : undefined),
+    issueToken: (id, secret) => {
+      if (secret !== `${id}-pw`) return undefined;
+      const token = `tok-${id}-${tokens.size}`;
+      tokens.set(token, `User:${id}`);
+      return { token, expiresInS: 60 };
+    },
+    mayDescribe: (caller, id) => caller.principal === 'User:alice' || id.name !== 'hidden',
+    mayLoad: (caller) => caller.principal === 'User:alice',
+  };
+  const { url, catalog } = await start(t, { auth });
+  await catalog.createNamespace(['n']);
+  await catalog.createTable({ namespace: ['n'], name: 'open' }, { schema: SCHEMA });
+  await catalog.createTable({ namespace: ['n'], name: 'hidden' }, { schema: SCHEMA });
+  const form = (body: string, headers: Record<string, string> = {}) => fetch(`${url}/v1/oauth/tokens`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+
+  const byBody = await form('grant_type=client_credentials&client_id=alice&client_secret=alice-pw&scope=catalog');
+  assert.equal(byBody.status, 200);
+  const alice = (await byBody.json()) as { access_token: string; token_type: string; expires_in: number; issued_token_type: string };
+  assert.deepEqual({ ...alice, access_token: '' }, { access_token: '', token_type: 'bearer', expires_in: 60, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token' });
+  const byBasic = await form('grant_type=client_credentials', { authorization: `Basic ${Buffer.from('bob:bob-pw').toString('base64')}` });
+  assert.equal(byBasic.status, 200);
+  const bob = ((await byBasic.json()) as { access_token: string }).access_token;
+  const wrong = await form('grant_type=client_credentials&client_id=bob&client_secret=nope');
+  assert.equal(wrong.status, 401);
+  assert.deepEqual(Object.keys((await wrong.json()) as object), ['error', 'error_description']);
+  const grant = await form('grant_type=password&username=bob&password=bob-pw');
+  assert.equal(grant.status, 400);
+  assert.equal(((await grant.json()) as { error: string }).error, 'unsupported_grant_type');
+  assert.equal((await fetch(`${url}/v1/oauth/tokens`)).status, 405);
+
+  const none = await call(url, 'GET', '/v1/config');
+  assertError(none, 401, 'NotAuthorizedException');
+  assert.equal(none.headers.get('www-authenticate'), auth.challenge);
+  const as = (token: string) => ({ authorization: `Bearer ${token}` });
+  const names = async (token: string) => ((await call(url, 'GET', '/v1/namespaces/n/tables', undefined, as(token))).json as { identifiers: { name: string }[] }).identifiers.map((i) => i.name).sort();
+  assert.deepEqual(await names(alice.access_token), ['hidden', 'open']);
+  assert.deepEqual(await names(bob), ['open']);
+  assert.equal((await call(url, 'GET', '/v1/namespaces/n/tables/open', undefined, as(alice.access_token))).status, 200);
+  assertError(await call(url, 'GET', '/v1/namespaces/n/tables/open', undefined, as(bob)), 403, 'ForbiddenException');
+  assert.equal((await call(url, 'HEAD', '/v1/namespaces/n/tables/hidden', undefined, as(bob))).status, 403);
+  assert.equal((await call(url, 'HEAD', '/v1/namespaces/n/tables/open', undefined, as(bob))).status, 204);
+});

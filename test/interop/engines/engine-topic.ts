@@ -111,8 +111,10 @@ export class EngineTopic {
     private readonly reader: PythonClient,
   ) {}
 
-  static async start(t: TestContext, warehouse: Warehouse): Promise<EngineTopic> {
+  /** `flags`: more broker settings (e.g. the REST catalog's authentication). */
+  static async start(t: TestContext, warehouse: Warehouse, flags: readonly string[] = []): Promise<EngineTopic> {
     const b = await startBroker([
+      ...flags,
       '--remote.log.storage.system.enable=true',
       ...warehouse.flags,
       '--iceberg.rest.port=0',

@@ -9,7 +9,10 @@
 //   of the manifests;
 // - the README's example queries run and answer what the records say;
 // - after DeleteRecords inside a tiered data file (a position delete), Spark no longer returns the deleted
-//   rows, and time travel to the snapshot before still does.
+//   rows, and time travel to the snapshot before still does;
+// - the local warehouse's catalog wants credentials (iceberg.rest.authentication.method=BASIC): Spark reads with
+//   the token and with OAuth2 client credentials (`credential`, through POST /v1/oauth/tokens), and a catalog
+//   with neither is refused.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertCoversTheHardCases, currentManifests, EngineTopic, localWarehouse, REST_TOKEN, s3Warehouse, type KafkaRow } from './engine-topic.js';
@@ -116,8 +119,12 @@ async function readmeQueriesAnswer(spark: SparkSql, w: Warehouse, rows: readonly
   assert.equal(num((await spark.sql(timeTravel ?? '')).rows[0]?.[0]), firstRound, `${timeTravel}: the records of the first round`);
 }
 
+/** A Floe user for the local warehouse's REST catalog, which also wants Basic or OAuth2 credentials (BASIC). */
+const SPARK_USER = { name: 'spark', password: 'spark-Pw-8e21' };
+const BASIC_AUTH = ['--iceberg.rest.authentication.method=BASIC', `--sasl.plain.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_${SPARK_USER.name}="${SPARK_USER.password}";`];
+
 async function warehouseCase(t: TestContext, kind: 'local' | 's3'): Promise<{ topic: EngineTopic; snapshots: [bigint, bigint] }> {
-  const topic = await EngineTopic.start(t, kind === 'local' ? await localWarehouse(t) : await s3Warehouse(t));
+  const topic = await EngineTopic.start(t, kind === 'local' ? await localWarehouse(t) : await s3Warehouse(t), kind === 'local' ? BASIC_AUTH : []);
   const first = await topic.round();
   const second = await topic.round();
   assert.notEqual(first, second);
@@ -139,8 +146,19 @@ test('Spark SQL reads Floe\'s tables through the REST catalog with the README\'s
     { catalog: 'floe_local', ...local },
     { catalog: 'floe', ...s3 },
   ];
-  await spark.setConf(catalogConf(readme, { name: 'floe_local', uri: local.topic.restUrl, token: REST_TOKEN }));
+  const localConf = catalogConf(readme, { name: 'floe_local', uri: local.topic.restUrl, token: REST_TOKEN });
+  await spark.setConf(localConf);
+  // The same catalog once with OAuth2 client credentials (Iceberg's `credential`) instead of the token, once with neither.
+  const without = (name: string) => Object.fromEntries(Object.entries(localConf).filter(([k]) => k !== 'spark.sql.catalog.floe_local.token').map(([k, v]) => [k.replace('.floe_local', `.${name}`), v]));
+  await spark.setConf({ ...without('floe_credential'), 'spark.sql.catalog.floe_credential.credential': `${SPARK_USER.name}:${SPARK_USER.password}` });
+  await spark.setConf(without('floe_anonymous'));
   await spark.setConf(catalogConf(readme, { name: 'floe', uri: s3.topic.restUrl, token: REST_TOKEN, s3: s3Server.credentials }));
+
+  await t.test('with iceberg.rest.authentication.method=BASIC, Spark reads with OAuth2 client credentials and is refused without credentials', async () => {
+    const rows = await local.topic.kafkaRows();
+    assert.equal(num((await spark.sql('SELECT count(*) FROM floe_credential.kafka.orders')).rows[0]?.[0]), rows.length);
+    await assert.rejects(spark.sql('SELECT count(*) FROM floe_anonymous.kafka.orders'), /NotAuthorized|401/);
+  });
 
   const kafka = new Map<Warehouse, KafkaRow[]>();
   for (const w of warehouses) {
