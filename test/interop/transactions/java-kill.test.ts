@@ -100,8 +100,11 @@ test('Java transactional loop with kill -9 of the client and of the broker: read
   }
 
   // The last run goes to the end of the input (restarted if the last broker kill fenced it).
+  const lastDeadline = Date.now() + 180_000;
   for (;;) {
-    const code = await loop.exited;
+    const current = loop;
+    const code = await Promise.race([current.exited, sleep(Math.max(0, lastDeadline - Date.now())).then(() => 'late' as const)]);
+    assert.notEqual(code, 'late', `the last loop run did not finish within 3 minutes:\n${current.output().slice(-4000)}`);
     if (code === 0) break;
     restarts.fenced++;
     assert.ok(restarts.fenced < 10, `the loop keeps failing:\n${loop.output().slice(-4000)}`);
