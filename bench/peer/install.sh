@@ -25,8 +25,7 @@ fi
 say "resolving Apache Kafka's broker and tools with Maven (cache: ~/.m2)"
 rm -rf "$out"
 mkdir -p "$out"
-mvn -q -B -Dstyle.color=never -f "$dir/pom.xml" dependency:build-classpath -Dmdep.outputFile="$out/classpath" 2>&1 | sed "s/\x1b\[[0-9;]*m//g"
-tr ':' '\n' <"$out/classpath" | while read -r jar; do [[ -f "$jar" ]] || { echo "missing $jar" >&2; exit 1; }; done
+maven_classpath "$dir/pom.xml" "$out/classpath"
 stamp_set kafka-server "$key"
 version="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$dir/pom.xml")"
 say "kafka-server ready: Apache Kafka $version, classpath in $out/classpath"

@@ -12,7 +12,7 @@
  * Process and Node.js metrics (`process_*`, `nodejs_*`: CPU, memory, heap, GC, event-loop delay from
  * perf_hooks.monitorEventLoopDelay) are prom-client's defaults.
  */
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { API_SPECS } from '../../protocol/messages/index.js';
 import type { SegmentRowCounts, TieringObserver } from '../../tiering/plugin/api.js';
 import type { RequestObserver } from '../router.js';
@@ -191,4 +191,24 @@ export class BrokerMetrics implements RequestObserver, TieringObserver {
     if (e.retry) this.commitRetries.inc({ topic: e.topic });
     this.commitDuration.observe(e.seconds);
   }
+}
+
+/**
+ * A gauge labelled `topic`, set at scrape time from `rows()` (topic and its value source); a value that is
+ * undefined leaves that topic out.
+ */
+export function topicGauge<T>(registers: Registry[], name: string, help: string, rows: () => Iterable<readonly [string, T]>, value: (row: T) => number | undefined): Gauge<'topic'> {
+  return new Gauge({
+    name,
+    help,
+    labelNames: ['topic'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [topic, row] of rows()) {
+        const v = value(row);
+        if (v !== undefined) this.set({ topic }, v);
+      }
+    },
+  });
 }

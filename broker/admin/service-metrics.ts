@@ -8,7 +8,8 @@ import type { ClientQuotas } from '../quotas/client-quotas.js';
 import type { Router } from '../router.js';
 import type { BrokerTiering } from '../tiering/broker-tiering.js';
 import type { AuthenticationCounts } from './admin-port.js';
-import { apiName, type BrokerMetrics } from './broker-metrics.js';
+import type { TopicBacklog } from '../../tiering/plugin/api.js';
+import { apiName, topicGauge, type BrokerMetrics } from './broker-metrics.js';
 
 export interface ServiceMetricsSources {
   readonly router: Router;
@@ -98,20 +99,7 @@ export function registerServiceMetrics(metrics: BrokerMetrics, sources: ServiceM
   }
   const tiering = sources.tiering;
   if (tiering === undefined) return;
-  const backlogGauge = (name: string, help: string, value: (b: ReturnType<BrokerTiering['backlogs']>[number]) => number | undefined) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['topic'],
-      registers,
-      collect() {
-        this.reset();
-        for (const b of tiering.backlogs()) {
-          const v = value(b);
-          if (v !== undefined) this.set({ topic: b.topic }, v);
-        }
-      },
-    });
+  const backlogGauge = (name: string, help: string, value: (b: TopicBacklog) => number | undefined) => topicGauge(registers, name, help, () => tiering.backlogs().map((b) => [b.topic, b] as const), value);
   backlogGauge('floe_tiering_backlog_segments', 'Closed segments of a topic its table does not hold yet (waiting, being converted, or converted and not yet committed).', (b) => b.backlog.segments);
   backlogGauge('floe_tiering_backlog_bytes', 'Bytes of those segments.', (b) => b.backlog.bytes);
   backlogGauge('floe_tiering_backlog_eta_seconds', 'Time left of a large backlog (a backfill or catch-up) at the rate it has gone down so far.', (b) => b.progress?.etaSeconds);

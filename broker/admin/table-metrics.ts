@@ -9,7 +9,7 @@ import type { TableStats } from '../../tiering/plugin/api.js';
 import type { MetadataStore } from '../metadata/metadata-store.js';
 import type { BrokerTiering } from '../tiering/broker-tiering.js';
 import type { Logger } from '../logger.js';
-import type { BrokerMetrics } from './broker-metrics.js';
+import { topicGauge, type BrokerMetrics } from './broker-metrics.js';
 import type { QualitySignals, StatusHistory } from './status-history.js';
 
 export interface TableMetricsSources {
@@ -49,20 +49,7 @@ export function registerTableMetrics(metrics: BrokerMetrics, sources: TableMetri
       for (const [topic, s] of tables) this.set({ topic, table: s.table }, 1);
     },
   });
-  const gauge = (name: string, help: string, value: (s: TableStats) => number | undefined) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['topic'],
-      registers,
-      collect() {
-        this.reset();
-        for (const [topic, s] of tables) {
-          const v = value(s);
-          if (v !== undefined) this.set({ topic }, v);
-        }
-      },
-    });
+  const gauge = (name: string, help: string, value: (s: TableStats) => number | undefined) => topicGauge(registers, name, help, () => tables, value);
   new Gauge({
     name: 'floe_table_behind_seconds',
     help: 'Seconds since tiering of the topic\'s table began failing without a commit landing since (the table is behind its log), by reason: catalog_unreachable, catalog_refused, foreign_table (a table Floe did not make, never taken over), storage, other. Absent while the table keeps up.',
@@ -91,19 +78,7 @@ export function registerTableMetrics(metrics: BrokerMetrics, sources: TableMetri
 export function registerQualityMetrics(metrics: BrokerMetrics, history: StatusHistory): void {
   const registers = [metrics.registry];
   const gauge = (name: string, help: string, value: (q: QualitySignals) => number | undefined) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['topic'],
-      registers,
-      collect() {
-        this.reset();
-        for (const topic of history.topics()) {
-          const v = value(history.quality(topic));
-          if (v !== undefined) this.set({ topic }, v);
-        }
-      },
-    });
+    topicGauge(registers, name, help, () => history.topics().map((topic) => [topic, history.quality(topic)] as const), value);
   gauge('floe_topic_records_per_minute', 'Records appended to the topic per minute over the last minute (sampled every 10 s).', (q) => q.recordsPerMinute);
   gauge('floe_topic_records_per_minute_baseline', 'The median records per minute of the topic over the last hour (after a minute of samples).', (q) => q.recordsPerMinuteBaseline);
   gauge('floe_table_null_key_ratio', 'Share of rows with a null key among the rows converted into the table in the last minutes.', (q) => q.nullKeyShare);

@@ -10,9 +10,7 @@ source "$(dirname "$0")/lib.sh"
 export FLOE_PEERS="${FLOE_PEERS:-$HOME/.cache/floe-peers}"
 dir="$(cd "$(dirname "$0")/../../test/interop/java" && pwd)"
 out="$FLOE_PEERS/kafka-java"
-for tool in mvn javac jar java; do
-  command -v "$tool" >/dev/null || { echo "[peers] $tool is not installed: install a JDK 17+ and Maven (Debian: apt-get install openjdk-17-jdk-headless maven)" >&2; exit 1; }
-done
+need_tools mvn javac jar java
 inputs="$(cd "$dir" && find pom.xml src -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
 key="$(javac -version 2>&1) $inputs"
 if stamp_ok kafka-java "$key" && [[ -s "$out/classpath" && -f "$out/driver.jar" && -f "$out/kafka.jsa" ]]; then
@@ -22,10 +20,7 @@ fi
 say "resolving Apache Kafka's client and tools with Maven (cache: ~/.m2) and compiling the Java driver"
 rm -rf "$out"
 mkdir -p "$out/classes"
-# (-q still leaves colour resets on stderr; strip them)
-mvn -q -B -Dstyle.color=never -f "$dir/pom.xml" dependency:build-classpath -Dmdep.outputFile="$out/classpath" 2>&1 | sed "s/\x1b\[[0-9;]*m//g"
-# Fail here, not in a test, if the resolution left a jar out.
-tr ':' '\n' <"$out/classpath" | while read -r jar; do [[ -f "$jar" ]] || { echo "missing $jar" >&2; exit 1; }; done
+maven_classpath "$dir/pom.xml" "$out/classpath"
 javac -Xlint:all -Werror -d "$out/classes" -cp "$(cat "$out/classpath")" $(find "$dir/src" -name '*.java')
 jar cf "$out/driver.jar" -C "$out/classes" .
 rm -rf "$out/classes"

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 
 export const PEERS_DIR = process.env['FLOE_PEERS'] ?? join(homedir(), '.cache', 'floe-peers');
 
@@ -24,4 +25,18 @@ export function venvPython(): string {
 /** The Python of moto's venv (scripts/peers/55-moto.sh), for startMotoS3Server. */
 export function motoPython(): string {
   return peerPath('moto-venv', 'bin', 'python');
+}
+
+/** Runs `script` with the peers' venv Python, `input` on its stdin; resolves with its stdout, rejects with its stderr. */
+export function runVenvPython(script: string, input: string, args: readonly string[] = []): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(venvPython(), [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out).toString()) : reject(new Error(`${script} exited ${code}: ${Buffer.concat(err).toString()}`))));
+    child.stdin.end(input);
+  });
 }

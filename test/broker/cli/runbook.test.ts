@@ -7,31 +7,17 @@
 import { test } from 'node:test';
 import { waitFor } from '../../helpers/tiered-table.js';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { startBroker, tempDir } from '../../helpers/broker.js';
 import { runFloe } from '../../helpers/cli.js';
-import { venvPython } from '../../helpers/peers.js';
+import { runVenvPython } from '../../helpers/peers.js';
 import { fetchAllBatches } from '../../tiering/e2e/wire.js';
 
 const PYICEBERG = fileURLToPath(new URL('../../interop/engines/pyiceberg_driver.py', import.meta.url));
 const TOPIC = 'payments';
-
-function runPython(input: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(venvPython(), [PYICEBERG], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out).toString()) : reject(new Error(`pyiceberg exited ${code}: ${Buffer.concat(err).toString()}`))));
-    child.stdin.end(input);
-  });
-}
 
 test('runbook: hide bad records from the table while Kafka serves every byte; rollback only where Kafka loses nothing', { timeout: 240_000 }, async (t) => {
   const root = await tempDir('floe-runbook-');
@@ -92,7 +78,7 @@ test('runbook: hide bad records from the table while Kafka serves every byte; ro
   };
   const original = await kafkaBytes();
   const tableValues = async () => {
-    const scan = JSON.parse(await runPython(JSON.stringify({ catalog: { type: 'rest', uri: restUrl }, table: `kafka.${TOPIC}`, scans: [{ filter: null }] }))) as { scans: { rows: [{ offset: number }, { b64: string }][] }[] };
+    const scan = JSON.parse(await runVenvPython(PYICEBERG, JSON.stringify({ catalog: { type: 'rest', uri: restUrl }, table: `kafka.${TOPIC}`, scans: [{ filter: null }] }))) as { scans: { rows: [{ offset: number }, { b64: string }][] }[] };
     return (scan.scans[0]?.rows ?? []).map(([k, v]) => [k.offset, Buffer.from(v.b64, 'base64').toString()] as const);
   };
   const all = values.map((v, i) => [i, v] as const);

@@ -5,14 +5,13 @@
 // the restart `floe table backfill` follows the rest to the end, and pyiceberg finds every record exactly
 // once, row by row (each value names its partition and offset).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { spawnBroker, tempDir, type BrokerProcess } from '../../helpers/broker.js';
 import { runFloe } from '../../helpers/cli.js';
-import { venvPython } from '../../helpers/peers.js';
+import { runVenvPython } from '../../helpers/peers.js';
 import { waitFor } from '../../helpers/tiered-table.js';
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { WireClient, batchOf, firstPartition, produceBody } from '../handlers/wire-client.js';
@@ -22,19 +21,6 @@ const PARTITIONS = 2;
 const PER_PARTITION = 500_000;
 const BATCH = 10_000;
 const CHECK = fileURLToPath(new URL('../../interop/engines/pyiceberg_offsets.py', import.meta.url));
-
-function python(script: string, input: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(venvPython(), [script], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out).toString()) : reject(new Error(`${script} exited ${code}: ${Buffer.concat(err).toString()}`))));
-    child.stdin.end(input);
-  });
-}
 
 interface BacklogJson {
   segments: number;
@@ -127,7 +113,7 @@ test('backfill of a million records: progress while it runs, kill -9 in the midd
     120_000,
     500,
   );
-  const report = JSON.parse(await python(CHECK, JSON.stringify({ catalog: { type: 'rest', uri: broker.restUrl }, table: `kafka.${TOPIC}` }))) as {
+  const report = JSON.parse(await runVenvPython(CHECK, JSON.stringify({ catalog: { type: 'rest', uri: broker.restUrl }, table: `kafka.${TOPIC}` }))) as {
     rows: number;
     partitions: Record<string, { rows: number; min: number; max: number; distinct: number }>;
     mismatches: number;

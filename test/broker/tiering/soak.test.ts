@@ -7,14 +7,13 @@
 // exactly the produced records. bench/ has no longer variant yet.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CompressionTypes, Kafka, Partitioners, logLevel } from 'kafkajs';
 import { spawnBroker, tempDir } from '../../helpers/broker.js';
 import { stop } from '../../helpers/crash-harness.js';
-import { venvPython } from '../../helpers/peers.js';
+import { runVenvPython } from '../../helpers/peers.js';
 import { liveDataFiles, loadTable, tableRows, waitFor } from '../../helpers/tiered-table.js';
 import { fetchAllBatches } from '../../tiering/e2e/wire.js';
 
@@ -27,19 +26,6 @@ const MAX_FILES_PER_PARTITION = 24;
 /** Samples before this are not held to the bounds: expiry needs the table to be older than its max age first. */
 const WARM_UP_MS = 20_000;
 const PYICEBERG = fileURLToPath(new URL('../../interop/engines/pyiceberg_driver.py', import.meta.url));
-
-function runPython(args: string[], input: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(venvPython(), args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out).toString()) : reject(new Error(`pyiceberg exited ${code}: ${Buffer.concat(err).toString()}`))));
-    child.stdin.end(input);
-  });
-}
 
 function filesPerPartition(files: readonly string[]): number[] {
   const counts = Array.from({ length: PARTITIONS }, () => 0);
@@ -166,7 +152,7 @@ test('a 1-second commit interval under steady produce: snapshots and files stay 
   }
   const rows = await tableRows(restUrl, TOPIC, warehouse);
   assert.deepEqual(rows.map((r) => `${r.partition}/${r.offset}/${r.value?.toString()}`), expected, 'DuckDB over the live files icebird lists');
-  const scan = JSON.parse(await runPython([PYICEBERG], JSON.stringify({ catalog: { type: 'rest', uri: restUrl }, table: `kafka.${TOPIC}`, scans: [{ filter: null }] }))) as { scans: { rows: [{ partition: number; offset: number }, { b64: string }][] }[] };
+  const scan = JSON.parse(await runVenvPython(PYICEBERG, JSON.stringify({ catalog: { type: 'rest', uri: restUrl }, table: `kafka.${TOPIC}`, scans: [{ filter: null }] }))) as { scans: { rows: [{ partition: number; offset: number }, { b64: string }][] }[] };
   const pyRows = (scan.scans[0]?.rows ?? []).map(([k, v]) => `${k.partition}/${k.offset}/${Buffer.from(v.b64, 'base64').toString()}`);
   assert.deepEqual(pyRows, expected, 'pyiceberg');
 });
