@@ -14,9 +14,23 @@ function locationOf(url: string): string | undefined {
   return m ? `s3://${m[1]}/${m[2]}` : undefined;
 }
 
-async function objectResponse(io: FileIO, location: string, init?: RequestInit): Promise<Response> {
-  const info = await io.head(location);
-  if (!info) return new Response(null, { status: 404, statusText: 'Not Found' });
+async function objectResponse(ios: readonly FileIO[], location: string, init?: RequestInit): Promise<Response> {
+  // The first FileIO that holds the object: readers of two warehouses (a folder and a bucket, say) may run at once.
+  let io: FileIO | undefined;
+  let info: Awaited<ReturnType<FileIO['head']>>;
+  for (const candidate of ios) {
+    try {
+      info = await candidate.head(location);
+    } catch (err) {
+      if ((err as { code?: unknown }).code === 'INVALID_LOCATION') continue; // not this FileIO's scheme
+      throw err;
+    }
+    if (info) {
+      io = candidate;
+      break;
+    }
+  }
+  if (!io || !info) return new Response(null, { status: 404, statusText: 'Not Found' });
   const range = new Headers(init?.headers).get('range');
   if (range) {
     const m = /^bytes=(\d+)-(\d*)$/.exec(range);
@@ -31,15 +45,32 @@ async function objectResponse(io: FileIO, location: string, init?: RequestInit):
   return new Response(body, { status: 200, headers: { 'content-length': String(body.length) } });
 }
 
-/** Makes globalThis.fetch serve warehouse URLs from `io`; returns a function that restores the original. */
+const installed: FileIO[] = [];
+let original: typeof fetch | undefined;
+
+/**
+ * Makes globalThis.fetch serve warehouse URLs from `io` (beside any other FileIO installed at the same time);
+ * returns a function that takes `io` out again, and restores the real fetch once none is left.
+ */
 export function installWarehouseFetch(io: FileIO): () => void {
-  const original = globalThis.fetch;
-  globalThis.fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const location = locationOf(url);
-    return location === undefined ? original(input, init) : objectResponse(io, location, init);
-  };
+  if (installed.length === 0) {
+    const real = globalThis.fetch;
+    original = real;
+    globalThis.fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      const location = locationOf(url);
+      return location === undefined ? real(input, init) : objectResponse([...installed].reverse(), location, init);
+    };
+  }
+  installed.push(io);
+  let done = false;
   return () => {
-    globalThis.fetch = original;
+    if (done) return;
+    done = true;
+    installed.splice(installed.indexOf(io), 1);
+    if (installed.length === 0 && original !== undefined) {
+      globalThis.fetch = original;
+      original = undefined;
+    }
   };
 }
