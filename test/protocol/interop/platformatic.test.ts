@@ -200,6 +200,10 @@ const REQUESTS: Readonly<Record<string, RequestSample>> = {
   saslAuthenticate: { args: () => [Buffer.from('\0user\0pass')], expect: () => ({ authBytes: Buffer.from('\0user\0pass') }) },
   describeClientQuotas: { args: () => [[{ entityType: 'user', matchType: 0, match: 'alice' }], true], expect: () => ({ components: [{ entityType: 'user', matchType: 0, match: 'alice' }], strict: true }) },
   describeUserScramCredentials: { args: () => [[{ name: 'alice' }]], expect: () => ({ users: [{ name: 'alice' }] }) },
+  alterClientQuotas: {
+    args: () => [[{ entities: [{ entityType: 'user', entityName: 'alice' }], ops: [{ key: 'producer_byte_rate', value: 1024, remove: false }, { key: 'consumer_byte_rate', value: 0, remove: true }] }], true],
+    expect: () => ({ entries: [{ entity: [{ entityType: 'user', entityName: 'alice' }], ops: [{ key: 'producer_byte_rate', value: 1024, remove: false }, { key: 'consumer_byte_rate', value: 0, remove: true }] }], validateOnly: true }),
+  },
   describeAcls: {
     args: () => [{ resourceType: 2, resourceName: 'orders', resourcePatternType: 4, principal: null, host: '*', operation: 3, permissionType: 1 }],
     expect: (v) => ({ resourceTypeFilter: 2, resourceNameFilter: 'orders', ...(v >= 1 ? { patternTypeFilter: 4 } : {}), principalFilter: null, hostFilter: '*', operation: 3, permissionType: 1 }),
@@ -452,6 +456,7 @@ const RESPONSES: Readonly<Record<string, ResponseSample>> = {
   saslHandshake: { body: () => ({ errorCode: 0, mechanisms: ['PLAIN', 'SCRAM-SHA-256'] }) },
   saslAuthenticate: { body: () => ({ errorCode: 0, errorMessage: null, authBytes: Buffer.from('ok'), sessionLifetimeMs: 3_600_000n }) },
   describeClientQuotas: { body: () => ({ throttleTimeMs: 7, errorCode: 0, errorMessage: null, entries: [{ entity: [{ entityType: 'user', entityName: 'alice' }], values: [{ key: 'producer_byte_rate', value: 1024.5 }] }] }) },
+  alterClientQuotas: { body: () => ({ throttleTimeMs: 7, entries: [{ errorCode: 0, errorMessage: null, entity: [{ entityType: 'user', entityName: 'alice' }] }] }) },
   describeUserScramCredentials: {
     body: () => ({ throttleTimeMs: 7, errorCode: 0, errorMessage: null, results: [{ user: 'alice', errorCode: 0, errorMessage: null, credentialInfos: [{ mechanism: 2, iterations: 8192 }] }] }),
   },
