@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     } catch {
       // not a checkout
     }
-    const setup = `commit ${commit}, ${cpus().length} cores, load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${runs} runs per figure (median and spread); ${mb} MiB of ${recordSize}-byte records per run, ${partitions} partitions, acks=1, uncompressed ${batch / 1024} KiB batches; fetch = ConsumerPerformance fetch MB/s of the same topic; TLS 1.3 with an EC P-256 server certificate; Floe ${build}; Apache Kafka 4.4.0`;
+    const setup = `commit ${commit}, ${cpus().length} cores, load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${runs} runs per figure (median and spread); ${mb} MiB of ${recordSize}-byte records per run, ${partitions} partitions, acks=1, uncompressed ${batch / 1024} KiB batches; fetch = ConsumerPerformance fetch MB/s of the same topic; TLS (the version Node and the JVM negotiate) with an EC P-256 server certificate; Floe ${build}; Apache Kafka 4.4.0`;
     console.log(`\nTLS against plaintext: ${setup}\n\n${formatTable(headers, rows)}\n`);
     console.log(`Markdown:\n\n${setup}\n\n${formatMarkdownTable(headers, rows)}\n`);
   } finally {

@@ -210,3 +210,21 @@ export async function crashCycle(setup: CrashSetup, logDir: string, point: strin
 
 /** Thrown by a catch-up check that saw the committed offsets move: the wait starts its 60 s again. */
 class Progress extends Error {}
+
+/**
+ * One kill -9 per crash point, in order, on the same log and warehouse (the first cycle creates the topic),
+ * then a clean restart that checks every acknowledged record is in the log and the table exactly once.
+ * Returns a line for t.diagnostic.
+ */
+export async function killAtEveryPoint(setup: CrashSetup, logDir: string, points: readonly string[], cleanups: (() => Promise<unknown>)[]): Promise<string> {
+  const acked: Acked[] = [];
+  const perCycle: number[] = [];
+  for (const [i, point] of points.entries()) {
+    const got = await crashCycle(setup, logDir, point, `c${i}`, i === 0);
+    perCycle.push(got.length);
+    acked.push(...got);
+  }
+  assert.ok(acked.length > 0);
+  const { ends, rows } = await restartAndVerify(setup, logDir, acked, cleanups);
+  return `${points.length} kills (${points.join(', ')}): acknowledged per cycle ${perCycle.join(', ')}; log ends ${JSON.stringify([...ends])}, ${rows.length} table rows`;
+}

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '../../helpers/broker.js';
-import { crashCycle, restartAndVerify, type Acked, type CrashSetup } from '../../helpers/crash-harness.js';
+import { crashCycle, killAtEveryPoint, restartAndVerify, type CrashSetup } from '../../helpers/crash-harness.js';
 import { tableRows } from '../../helpers/tiered-table.js';
 
 function localSetup(warehouse: string): CrashSetup {
@@ -43,14 +43,5 @@ test('ten kills in a row at every crash point, on the same log and warehouse: no
   const logDir = join(root, 'log');
   const setup = localSetup(join(root, 'warehouse'));
   const points = ['mid-upload:2', 'before-commit:1', 'after-commit:1', 'mid-upload:1', 'before-commit:2', 'after-commit:2', 'mid-upload:3', 'before-commit:1', 'after-commit:1', 'mid-upload:1'];
-  const acked: Acked[] = [];
-  const perCycle: number[] = [];
-  for (const [i, point] of points.entries()) {
-    const got = await crashCycle(setup, logDir, point, `c${i}`, i === 0);
-    perCycle.push(got.length);
-    acked.push(...got);
-  }
-  assert.ok(acked.length > 0);
-  const { ends, rows } = await restartAndVerify(setup, logDir, acked, cleanups);
-  t.diagnostic(`${points.length} kills (${points.join(', ')}): acknowledged per cycle ${perCycle.join(', ')}; log ends ${JSON.stringify([...ends])}, ${rows.length} table rows`);
+  t.diagnostic(await killAtEveryPoint(setup, logDir, points, cleanups));
 });

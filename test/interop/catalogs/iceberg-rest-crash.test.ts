@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '../../helpers/broker.js';
-import { crashCycle, restartAndVerify, TOPIC, type Acked, type CrashSetup } from '../../helpers/crash-harness.js';
+import { killAtEveryPoint, TOPIC, type CrashSetup } from '../../helpers/crash-harness.js';
 import { motoPython } from '../../helpers/peers.js';
 import { startMotoS3Server } from '../../helpers/s3-server.js';
 import { ChildRunner, externalCatalogFlags, pyicebergRows } from './external.js';
@@ -39,14 +39,5 @@ test('external REST catalog: ten kills in a row at every crash point, on the sam
   };
   const logDir = join(root, 'log');
   const points = ['mid-commit:1', 'mid-upload:2', 'before-commit:1', 'after-commit:1', 'mid-commit:2', 'mid-upload:1', 'before-commit:2', 'mid-commit:1', 'after-commit:2', 'mid-commit:3'];
-  const acked: Acked[] = [];
-  const perCycle: number[] = [];
-  for (const [i, point] of points.entries()) {
-    const got = await crashCycle(setup, logDir, point, `c${i}`, i === 0);
-    perCycle.push(got.length);
-    acked.push(...got);
-  }
-  assert.ok(acked.length > 0);
-  const { ends, rows } = await restartAndVerify(setup, logDir, acked, cleanups);
-  t.diagnostic(`${points.length} kills (${points.join(', ')}): acknowledged per cycle ${perCycle.join(', ')}; log ends ${JSON.stringify([...ends])}, ${rows.length} table rows`);
+  t.diagnostic(await killAtEveryPoint(setup, logDir, points, cleanups));
 });

@@ -11,7 +11,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { S3FileIO } from '../../../iceberg/io/s3.js';
 import { tempDir } from '../../helpers/broker.js';
-import { crashCycle, restartAndVerify, TOPIC, type Acked, type CrashSetup } from '../../helpers/crash-harness.js';
+import { crashCycle, killAtEveryPoint, restartAndVerify, TOPIC, type CrashSetup } from '../../helpers/crash-harness.js';
 import { s3WarehouseFlags, startS3Server } from '../../helpers/s3-server.js';
 import { readWithDuckDB } from '../e2e/table-readers.js';
 
@@ -59,14 +59,5 @@ test('S3 warehouse: eight kills in a row at every crash point, on the same log a
   const setup = await s3Setup(t, s3, 'crash-cycles', cleanups);
   const logDir = join(root, 'log');
   const points = ['mid-upload:2', 'before-commit:1', 'mid-commit:1', 'after-commit:1', 'mid-commit:2', 'mid-upload:1', 'before-commit:2', 'after-commit:2'];
-  const acked: Acked[] = [];
-  const perCycle: number[] = [];
-  for (const [i, point] of points.entries()) {
-    const got = await crashCycle(setup, logDir, point, `c${i}`, i === 0);
-    perCycle.push(got.length);
-    acked.push(...got);
-  }
-  assert.ok(acked.length > 0);
-  const { ends, rows } = await restartAndVerify(setup, logDir, acked, cleanups);
-  t.diagnostic(`${points.length} kills (${points.join(', ')}): acknowledged per cycle ${perCycle.join(', ')}; log ends ${JSON.stringify([...ends])}, ${rows.length} table rows`);
+  t.diagnostic(await killAtEveryPoint(setup, logDir, points, cleanups));
 });
