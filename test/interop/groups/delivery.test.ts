@@ -19,7 +19,7 @@ test('a clean run: everything once, no duplicates', () => {
     victimPartitions: [1],
     committedAtKill: [3, 2],
   });
-  assert.deepEqual(r, { missing: [], wrong: [], allowedDuplicates: 0, forbiddenDuplicates: [] });
+  assert.deepEqual(r, { missing: [], wrong: [], allowedDuplicates: 0, zombieReads: 0, forbiddenDuplicates: [] });
 });
 
 test('the killed member\'s uncommitted records may come twice; its committed ones and survivors\' may not', () => {
@@ -82,4 +82,26 @@ test('a record its consumer committed in its generation may not come again; one 
   assert.equal(r.allowedDuplicates, 2);
   assert.deepEqual(r.forbiddenDuplicates.map((d) => d.split(' ')[0]), ['0:0', '1:0']);
   assert.match(r.forbiddenDuplicates[0] ?? '', /consumed by m1 \(committed it\), m2/);
+});
+
+test('a fenced member\'s zombie read after another member committed the record is allowed only if its own commit did not land', () => {
+  const at = (n: number) => 1_000 + n;
+  const consumed: Consumption[] = [
+    // 0:0: live committed it while the zombie was frozen; the thawed zombie handed it out again, commit refused.
+    { member: 'live', partition: 0, offset: 0, key: 'a', at: at(1), committed: true },
+    { member: 'zombie', partition: 0, offset: 0, key: 'a', at: at(5), committed: false },
+    // 0:1: the same, but the zombie's commit was acknowledged: forbidden whatever the caller marks.
+    { member: 'live', partition: 0, offset: 1, key: 'b', at: at(2), committed: true },
+    { member: 'zombie', partition: 0, offset: 1, key: 'b', at: at(6), committed: true },
+    // 0:2: a live member's re-read after a commit stays forbidden.
+    { member: 'zombie', partition: 0, offset: 2, key: 'c', at: at(3), committed: true },
+    { member: 'live', partition: 0, offset: 2, key: 'c', at: at(7), committed: true },
+  ];
+  const zombieRead = (x: Consumption) => x.member === 'zombie' && (x.at ?? 0) >= at(4);
+  const r = checkDelivery({ produced, consumed, victimPartitions: [0], committedAtKill: [0, -1], zombieRead });
+  assert.equal(r.zombieReads, 1);
+  assert.equal(r.allowedDuplicates, 1);
+  assert.deepEqual(r.forbiddenDuplicates.map((d) => d.split(' ')[0]), ['0:1', '0:2']);
+  const unmarked = checkDelivery({ produced, consumed, victimPartitions: [0], committedAtKill: [0, -1] });
+  assert.deepEqual(unmarked.forbiddenDuplicates.map((d) => d.split(' ')[0]), ['0:0', '0:1', '0:2']);
 });
