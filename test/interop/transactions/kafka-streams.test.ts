@@ -92,7 +92,10 @@ test('Kafka Streams exactly-once-v2 with a state store, killed with kill -9 thre
   const topics = b.broker.services.topics;
   await topics.createTopic(INPUT, 3);
   // The output tiers as it goes: small segments, frequent table commits, nothing kept locally once tiered.
-  await topics.createTopic(OUTPUT, 3, -1, { 'remote.storage.enable': 'true', 'internal.segment.bytes': '8192', 'local.retention.bytes': '0', 'iceberg.commit.interval.ms': '500' });
+  // A segment must hold the largest batch Streams sends (its producer's batch.size is 16 KiB, and a batch
+  // larger than segment.bytes is refused with RECORD_BATCH_TOO_LARGE, as Kafka does): 8 KiB segments failed
+  // the application whenever it caught up on a backlog after a restart.
+  await topics.createTopic(OUTPUT, 3, -1, { 'remote.storage.enable': 'true', 'internal.segment.bytes': '32768', 'local.retention.bytes': '0', 'iceberg.commit.interval.ms': '500' });
 
   const kafka = new Kafka({ brokers: [b.bootstrap], clientId: 'streams-feed', logLevel: logLevel.NOTHING });
   const producer = kafka.producer();
