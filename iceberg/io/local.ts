@@ -7,7 +7,7 @@
  *   visible, by `rename` (put, putIfMatch) or `link` (putIfAbsent); the folder is fsynced after. A crash leaves
  *   either the old object or the new one, never a torn one. Orphaned temp files (`.floe-tmp-*`) are invisible.
  * - putIfAbsent is atomic across processes: `link(temp, final)` fails with EEXIST if anything is there.
- * - put, putIfMatch and delete run under a per-object lock file (`<name>.floe-lock`, created with O_EXCL), so
+ * - put, putIfMatch and delete run under a per-object lock file (local-lock.ts: `<name>.floe-lock`, O_EXCL), so
  *   the etag check and the rename are one step for every cooperating process on this host, and for hosts
  *   sharing a filesystem with working O_EXCL (not NFSv2/3). Inside a process, a queue per object keeps callers
  *   from spinning on the file. A lock is stale when its owner runs on this host and that pid is dead (broken
@@ -24,14 +24,14 @@
  *   writer (another process, another LocalFileIO) is never read through an old handle. This instance's own
  *   put and delete drop the handle at once; close() closes them all.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { dirname, resolve as resolvePath, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { FileIOError, type FileIO, type FileIOCapabilities, type ObjectInfo } from './file-io.js';
-import { backoffDelay, sleep } from './retry.js';
+import { errno, ioError, statOrUndefined } from './local-fs.js';
+import { LOCK_MARK, ObjectLocks } from './local-lock.js';
 
 export interface LocalFileIOOptions {
   /** The folder every location must be inside: an absolute path or a `file://` URL. Created if missing. */
@@ -58,20 +58,13 @@ interface ReadHandle {
 }
 
 const TEMP_MARK = '.floe-tmp-';
-const LOCK_MARK = '.floe-lock';
-const LOCK_SUFFIX = LOCK_MARK;
-const BREAK_SUFFIX = `${LOCK_MARK}.break`;
-
-/** In-process queues, shared by every LocalFileIO in this process, keyed by absolute object path. */
-const localQueues = new Map<string, Promise<unknown>>();
 
 type WriteMode = { kind: 'put' } | { kind: 'ifMatch'; etag: string } | { kind: 'ifAbsent' };
 
 export class LocalFileIO implements FileIO {
   readonly root: string;
   readonly rootLocation: string;
-  private readonly staleLockMs: number;
-  private readonly lockWaitMs: number;
+  private readonly locks: ObjectLocks;
   private readonly fsyncEnabled: boolean;
   private rootReady: Promise<void> | undefined;
   private readonly maxReadHandles: number;
@@ -87,8 +80,8 @@ export class LocalFileIO implements FileIO {
     const root = resolvePath(raw);
     this.root = root === sep ? '' : root;
     this.rootLocation = `file://${this.root}`;
-    this.staleLockMs = options.staleLockMs ?? 30_000;
-    this.lockWaitMs = options.lockWaitMs ?? this.staleLockMs + 10_000;
+    const staleLockMs = options.staleLockMs ?? 30_000;
+    this.locks = new ObjectLocks(staleLockMs, options.lockWaitMs ?? staleLockMs + 10_000);
     this.fsyncEnabled = options.fsync ?? true;
     this.maxReadHandles = Math.max(0, Math.floor(options.readHandles ?? 16));
   }
@@ -241,7 +234,7 @@ export class LocalFileIO implements FileIO {
   async delete(location: string): Promise<void> {
     const path = this.toPath(location);
     if ((await statOrUndefined(dirname(path))) === undefined) return;
-    await this.locked(path, location, async () => {
+    await this.locks.locked(path, location, async () => {
       try {
         await unlink(path);
       } catch (err) {
@@ -342,7 +335,7 @@ export class LocalFileIO implements FileIO {
         await this.fsyncDir(dir);
         return toInfo(location, st);
       }
-      return await this.locked(path, location, async (stillHeld) => {
+      return await this.locks.locked(path, location, async (stillHeld) => {
         const current = await statOrUndefined(path);
         if (mode.kind === 'ifMatch') {
           const currentEtag = current?.isFile() ? etagOf(current) : undefined;
@@ -423,146 +416,6 @@ export class LocalFileIO implements FileIO {
     }
   }
 
-  /** Runs `fn` holding the in-process queue and the lock file of `path`. */
-  private locked<T>(path: string, location: string, fn: (stillHeld: () => Promise<void>) => Promise<T>): Promise<T> {
-    const previous = localQueues.get(path) ?? Promise.resolve();
-    const run = previous.then(
-      () => this.withFileLock(path, location, fn),
-      () => this.withFileLock(path, location, fn),
-    );
-    const tail = run.catch(() => undefined);
-    localQueues.set(path, tail);
-    void tail.then(() => {
-      if (localQueues.get(path) === tail) localQueues.delete(path);
-    });
-    return run;
-  }
-
-  private async withFileLock<T>(
-    path: string,
-    location: string,
-    fn: (stillHeld: () => Promise<void>) => Promise<T>,
-  ): Promise<T> {
-    const lockPath = path + LOCK_SUFFIX;
-    const token = randomUUID();
-    const body = JSON.stringify({ pid: process.pid, host: hostname(), token, at: new Date().toISOString() });
-    const deadline = Date.now() + this.lockWaitMs;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const fh = await open(lockPath, 'wx', 0o644);
-        try {
-          await fh.writeFile(body);
-        } finally {
-          await fh.close();
-        }
-        break;
-      } catch (err) {
-        if (errno(err) !== 'EEXIST') throw ioError(err, `lock "${location}"`);
-      }
-      if (await this.breakIfStale(lockPath)) continue;
-      if (Date.now() > deadline) {
-        throw new FileIOError(
-          'IO_ERROR',
-          `"${location}" stayed locked by another writer for ${this.lockWaitMs} ms (lock file ${lockPath}); ` +
-            'if no Floe process is writing it, delete the lock file',
-        );
-      }
-      await sleep(1 + backoffDelay(attempt, { baseDelayMs: 2, maxDelayMs: 50 }));
-    }
-    const stillHeld = async (): Promise<void> => {
-      const owner = await readLock(lockPath);
-      if (owner?.token !== token) {
-        throw new FileIOError(
-          'IO_ERROR',
-          `the lock on "${location}" was broken as stale while held (it outlived staleLockMs=${this.staleLockMs}); ` +
-            'nothing was written, retry the operation',
-        );
-      }
-    };
-    try {
-      return await fn(stillHeld);
-    } finally {
-      const owner = await readLock(lockPath);
-      if (owner?.token === token) await unlink(lockPath).catch(() => undefined);
-    }
-  }
-
-  /** Removes the lock at `lockPath` if it is abandoned; true if the caller should try to take it again now. */
-  private async breakIfStale(lockPath: string): Promise<boolean> {
-    const seen = await readLock(lockPath);
-    if (seen === undefined) return true;
-    if (!this.isStale(seen)) return false;
-    const breakPath = lockPath.slice(0, -LOCK_SUFFIX.length) + BREAK_SUFFIX;
-    try {
-      const fh = await open(breakPath, 'wx', 0o644);
-      await fh.close();
-    } catch (err) {
-      if (errno(err) !== 'EEXIST') return false;
-      // Another process is breaking this lock; if it died doing so, its marker ages out.
-      const st = await statOrUndefined(breakPath);
-      if (st !== undefined && Date.now() - Number(st.mtimeMs) > this.staleLockMs) await unlink(breakPath).catch(() => undefined);
-      return false;
-    }
-    try {
-      const now = await readLock(lockPath);
-      if (now !== undefined && now.ino === seen.ino && now.token === seen.token) await unlink(lockPath).catch(() => undefined);
-      return true;
-    } finally {
-      await unlink(breakPath).catch(() => undefined);
-    }
-  }
-
-  private isStale(lock: LockState): boolean {
-    if (Date.now() - lock.mtimeMs > this.staleLockMs) return true;
-    if (lock.pid === undefined || lock.host !== hostname()) return false;
-    return !pidAlive(lock.pid);
-  }
-}
-
-interface LockState {
-  readonly ino: bigint;
-  readonly mtimeMs: number;
-  readonly token: string | undefined;
-  readonly pid: number | undefined;
-  readonly host: string | undefined;
-}
-
-async function readLock(lockPath: string): Promise<LockState | undefined> {
-  let fh: FileHandle;
-  try {
-    fh = await open(lockPath, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = await fh.stat({ bigint: true });
-    const text = (await fh.readFile()).toString('utf8');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined; // being written right now, or torn by a crash: only age can make it stale
-    }
-    const rec = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
-    return {
-      ino: st.ino,
-      mtimeMs: Number(st.mtimeMs),
-      token: typeof rec['token'] === 'string' ? rec['token'] : undefined,
-      pid: typeof rec['pid'] === 'number' ? rec['pid'] : undefined,
-      host: typeof rec['host'] === 'string' ? rec['host'] : undefined,
-    };
-  } finally {
-    await fh.close();
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return errno(err) === 'EPERM';
-  }
 }
 
 /** `file:///a/b` or `file:/a/b` -> `/a/b`, literally. */
@@ -643,15 +496,6 @@ async function* walk(dir: string, nameFilter?: string): AsyncGenerator<[string, 
   }
 }
 
-async function statOrUndefined(path: string): Promise<BigIntStats | undefined> {
-  try {
-    return await stat(path, { bigint: true });
-  } catch (err) {
-    if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return undefined;
-    throw ioError(err, `stat ${path}`);
-  }
-}
-
 export function etagOf(st: BigIntStats): string {
   return `${st.ino.toString(36)}-${st.mtimeNs.toString(36)}-${st.size.toString(36)}`;
 }
@@ -660,28 +504,10 @@ function toInfo(location: string, st: BigIntStats): ObjectInfo {
   return { location, size: Number(st.size), etag: etagOf(st), lastModified: new Date(Number(st.mtimeMs)) };
 }
 
-function errno(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
-}
-
 function mapReadError(err: unknown, location: string): FileIOError {
   const code = errno(err);
   if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') {
     return new FileIOError('NOT_FOUND', `"${location}" does not exist`, { cause: err });
   }
   return ioError(err, `read "${location}"`);
-}
-
-function ioError(err: unknown, what: string): FileIOError {
-  if (err instanceof FileIOError) return err;
-  const code = errno(err);
-  const hint =
-    code === 'ENOSPC'
-      ? ': the disk is full, free space and retry'
-      : code === 'EACCES' || code === 'EPERM'
-        ? ': permission denied, check the ownership of the warehouse folder'
-        : code === 'ENAMETOOLONG'
-          ? ': the name is too long for this filesystem'
-          : '';
-  return new FileIOError('IO_ERROR', `could not ${what} (${code ?? String(err)})${hint}`, { cause: err });
 }
