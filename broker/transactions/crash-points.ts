@@ -6,12 +6,14 @@
  *
  *   after-prepare   PrepareCommit/PrepareAbort is durable; no marker is written yet
  *   mid-markers     the first partition's marker is written, the others are not
+ *   after-markers   every marker is written and a commit's offsets are committed; CompleteCommit/CompleteAbort
+ *                   is not durable yet
  *
  * Unset (production), `txnCrashPoint` is a no-op.
  */
 import { writeSync } from 'node:fs';
 
-export type TxnCrashPoint = 'after-prepare' | 'mid-markers';
+export type TxnCrashPoint = 'after-prepare' | 'mid-markers' | 'after-markers';
 
 export const TXN_CRASH_MARKER = 'FLOE_TXN_CRASH';
 

@@ -409,6 +409,7 @@ export class TxnCoordinator {
     if (commit) {
       for (const [group, parts] of m.pendingOffsets) await this.services.commitOffsets(group, [...parts.values()], now);
     }
+    txnCrashPoint('after-markers');
     const next = cloneMetadata(m);
     next.state = commit ? 'CompleteCommit' : 'CompleteAbort';
     next.partitions.clear();

@@ -3,8 +3,9 @@
 //   - with a transaction open (no EndTxn yet): after the restart it is aborted on every partition, the
 //     LSO is the log end, and a fenced producer cannot finish it;
 //   - after PrepareCommit is durable (FLOE_TXN_CRASH_AT, broker/transactions/crash-points.ts), with no
-//     marker written, and after the first of three markers: the restart completes the commit on every
-//     partition, and its transactional offsets become visible;
+//     marker written, after the first of three markers, and after the last marker and the offsets but
+//     before CompleteCommit is durable: the restart completes the commit on every partition (markers written
+//     again are harmless, as in Kafka), and its transactional offsets become visible;
 //   - after PrepareAbort: the restart aborts it everywhere.
 // Checked with wire Fetch (LSO, aborted lists) and with a kafkajs read_committed consumer.
 import assert from 'node:assert/strict';
@@ -131,7 +132,7 @@ test('kill -9 with a transaction open: the restart aborts it on every partition 
   assert.deepEqual(await readCommitted(restarted.bootstrap, new Set(expected)), expected.sort());
 });
 
-for (const point of ['after-prepare', 'mid-markers'] as const) {
+for (const point of ['after-prepare', 'mid-markers', 'after-markers'] as const) {
   test(`kill -9 ${point} of a commit: the restart completes the commit on every partition and commits its offsets`, async (t) => {
     const dataDir = await tempDir();
     t.after(() => rm(dataDir, { recursive: true, force: true }));
