@@ -123,7 +123,14 @@ export async function runGroupScenario(t: TestContext, driver: GroupClientDriver
   // 4. Stop producing; everything is consumed, nothing committed twice.
   await producer.stop();
   const consumedIds = () => new Set(members.flatMap((m) => m.consumed().map((c) => `${c.partition}:${c.offset}`)));
-  await waitFor('every produced record to be consumed', () => [...producer.produced.keys()].every((id) => consumedIds().has(id)), 20_000, diagnose);
+  // Which records are still missing, by partition: a stuck partition and a slow machine look different.
+  const missingNow = async () => {
+    const seen = consumedIds();
+    const byPartition = new Map<string, string[]>();
+    for (const id of producer.produced.keys()) if (!seen.has(id)) byPartition.set(id.split(':')[0] ?? '', [...(byPartition.get(id.split(':')[0] ?? '') ?? []), id]);
+    return `missing: ${[...byPartition].map(([p, ids]) => `partition ${p}: ${ids.length} (first ${ids[0]})`).join('; ') || 'none'}\n${await diagnose()}`;
+  };
+  await waitFor('every produced record to be consumed', () => [...producer.produced.keys()].every((id) => consumedIds().has(id)), 45_000, missingNow);
   const report = checkDelivery({ produced: producer.produced, consumed: members.flatMap((m) => m.consumed()), victimPartitions, committedAtKill });
   t.diagnostic(`${driver.name}: ${producer.produced.size} records produced, ${members.map((m) => `${m.name} consumed ${m.count('record')}`).join(', ')}; ${report.allowedDuplicates} uncommitted records re-read after their partition moved (victim owned ${victimPartitions.join(',')}, committed then ${committedAtKill.join(',')})`);
   assert.deepEqual(report.missing, [], 'every produced record is consumed');
