@@ -7,7 +7,8 @@
 //     the metric and the log name the table that is behind and why (catalog_refused), no table appears, and
 //     no secret shows in the log or in DescribeConfigs;
 //   - restarted with the right secret, every request verifies, the table catches up and pyiceberg reads what
-//     Kafka reads; Floe's own REST catalog serves the same table through the signed client.
+//     Kafka reads; Floe's own REST catalog serves the same table through the signed client;
+//   - the client's escaped paths (a nested namespace, a space) and queries verify as well.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -23,6 +24,8 @@ import { startMotoS3Server } from '../../helpers/s3-server.js';
 import { kcatRead, loadTable, waitFor } from '../../helpers/tiered-table.js';
 import { ChildRunner, assertSameRows, loadExternal, pyicebergRows, waitForTable } from './external.js';
 import { startIcebergRestServer } from './iceberg-rest-server.js';
+import { CatalogError } from '../../../iceberg/catalog/catalog.js';
+import { RestCatalogClient } from '../../../iceberg/catalog/rest-client.js';
 
 const { ConfigResourceTypes, Kafka, logLevel } = kafkajs;
 const PROXY = fileURLToPath(new URL('./sigv4_proxy.py', import.meta.url));
@@ -220,5 +223,24 @@ test('SigV4 towards an external REST catalog: a verifying proxy (botocore) refus
     }
     await waitFor('floe_table_behind_seconds to clear', async () => (/floe_table_behind_seconds\{topic="orders"/.test(await metrics()) ? undefined : true));
     assert.ok(!broker.output().includes(SECRET) && !broker.output().includes(SESSION_TOKEN), 'no secret in the broker log');
+  });
+
+  await t.test('escaped paths and queries verify too: a nested namespace (unit separator), a space, a UTF-8 body', async () => {
+    const before = await proxy.stats();
+    const client = new RestCatalogClient({ uri: proxy.uri, token: BEARER, sigv4: { region: REGION, service: SERVICE, credentials: { accessKeyId: KEY_ID, secretAccessKey: SECRET, sessionToken: SESSION_TOKEN } } });
+    await client.createNamespace(['kafka', 'raw events'], { owner: 'café ☕' });
+    assert.equal(await client.namespaceExists(['kafka', 'raw events']), true);
+    assert.deepEqual(await client.listNamespaces(['kafka']), [['kafka', 'raw events']]);
+    assert.equal((await client.loadNamespaceProperties(['kafka', 'raw events']))['owner'], 'café ☕', 'a UTF-8 body, signed by its hash');
+    assert.equal(await client.namespaceExists(['kafka', 'no such']), false);
+    await client.dropNamespace(['kafka', 'raw events']);
+    const after = await proxy.stats();
+    assert.equal(after.refused.length, before.refused.length, `nothing refused: ${JSON.stringify(after.refused.slice(before.refused.length))}`);
+    const paths = after.verified.slice(before.verified.length).map((r) => `${r.method} ${r.path}`);
+    assert.ok(paths.includes('HEAD /v1/namespaces/kafka%1Fraw%20events'), `the escaped path was verified: ${paths.join(', ')}`);
+    assert.ok(paths.includes('GET /v1/namespaces?parent=kafka'), `the query was verified: ${paths.join(', ')}`);
+    // The same client with a wrong secret is refused, with the settings to check and no secret in the message.
+    const wrong = new RestCatalogClient({ uri: proxy.uri, sigv4: { region: REGION, service: SERVICE, credentials: { accessKeyId: KEY_ID, secretAccessKey: WRONG_SECRET, sessionToken: SESSION_TOKEN } } });
+    await assert.rejects(wrong.listNamespaces(), (e: unknown) => e instanceof CatalogError && e.code === 'FORBIDDEN' && /signature mismatch/.test(e.message) && /iceberg\.catalog\.secret\.access\.key/.test(e.message) && !e.message.includes(WRONG_SECRET));
   });
 });
