@@ -153,7 +153,8 @@ function setRaw(raw: Map<string, { value: unknown; source: string }>, key: strin
 function checkCatalog(out: Record<string, unknown>, problems: string[]): void {
   const str = (k: string) => out[k] as string;
   if (out['iceberg.catalog.type'] !== 'rest') {
-    const set = ['iceberg.catalog.uri', 'iceberg.catalog.warehouse', 'iceberg.catalog.prefix', 'iceberg.catalog.token', 'iceberg.catalog.credential', 'iceberg.catalog.oauth2.server.uri'].filter((k) => str(k) !== '');
+    const set = ['iceberg.catalog.uri', 'iceberg.catalog.warehouse', 'iceberg.catalog.prefix', 'iceberg.catalog.token', 'iceberg.catalog.credential', 'iceberg.catalog.oauth2.server.uri', ...SIGV4_KEYS].filter((k) => str(k) !== '');
+    if (out['iceberg.catalog.sigv4.enabled'] === true) set.push('iceberg.catalog.sigv4.enabled');
     if (set.length > 0) problems.push(`${set.join(', ')} apply only to an external catalog: set iceberg.catalog.type=rest, or remove them`);
     return;
   }
@@ -165,6 +166,24 @@ function checkCatalog(out: Record<string, unknown>, problems: string[]): void {
   const credential = str('iceberg.catalog.credential');
   if (credential !== '' && !/^[^:]+:.+$/.test(credential)) problems.push('iceberg.catalog.credential must be client_id:client_secret (its value is secret and not shown)');
   if (credential !== '' && str('iceberg.catalog.token') !== '') problems.push('set iceberg.catalog.token or iceberg.catalog.credential, not both');
+  checkSigV4(out, problems);
+}
+
+const SIGV4_KEYS = ['iceberg.catalog.signing.region', 'iceberg.catalog.access.key.id', 'iceberg.catalog.secret.access.key', 'iceberg.catalog.session.token'];
+
+/** SigV4 signing of the external catalog's requests: its settings go together (their values are secret). */
+function checkSigV4(out: Record<string, unknown>, problems: string[]): void {
+  const str = (k: string) => out[k] as string;
+  if (out['iceberg.catalog.sigv4.enabled'] !== true) {
+    const set = SIGV4_KEYS.filter((k) => str(k) !== '');
+    if (set.length > 0) problems.push(`${set.join(', ')} apply only to SigV4 signing: set iceberg.catalog.sigv4.enabled=true, or remove them`);
+    return;
+  }
+  if (str('iceberg.catalog.signing.name').trim() === '') problems.push('iceberg.catalog.signing.name must name the service signatures are made for (glue, s3tables, execute-api)');
+  const id = str('iceberg.catalog.access.key.id');
+  const secret = str('iceberg.catalog.secret.access.key');
+  if ((id === '') !== (secret === '')) problems.push('iceberg.catalog.access.key.id and iceberg.catalog.secret.access.key go together: set both, or neither to use the AWS default credential chain (their values are secret and not shown)');
+  if (str('iceberg.catalog.session.token') !== '' && id === '') problems.push('iceberg.catalog.session.token needs iceberg.catalog.access.key.id and iceberg.catalog.secret.access.key');
 }
 
 const SASL_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];

@@ -168,6 +168,17 @@ export class BrokerTiering implements RemoteLogReader {
           credential: c['iceberg.catalog.credential'],
           oauth2ServerUri: c['iceberg.catalog.oauth2.server.uri'],
           scope: c['iceberg.catalog.scope'],
+          ...(c['iceberg.catalog.sigv4.enabled']
+            ? {
+                sigv4: {
+                  region: c['iceberg.catalog.signing.region'],
+                  signingName: c['iceberg.catalog.signing.name'],
+                  accessKeyId: c['iceberg.catalog.access.key.id'],
+                  secretAccessKey: c['iceberg.catalog.secret.access.key'],
+                  sessionToken: c['iceberg.catalog.session.token'],
+                },
+              }
+            : {}),
         }
       : { type: 'builtin' as const };
     const opened = await openIcebergTiering({

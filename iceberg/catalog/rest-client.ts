@@ -7,6 +7,7 @@
  * reloads and retries exactly as with the built-in catalog.
  */
 import { ClientCredentials } from './oauth2.js';
+import { SigV4Signer, type SigV4Options } from './sigv4.js';
 import { parseJson, stringifyJson, isJsonObject, type JsonValue } from '../json.js';
 import { CommitConflictError, type TableRequirement, type TableUpdate } from '../table-metadata-builder.js';
 import {
@@ -48,6 +49,11 @@ export interface RestCatalogClientOptions {
   readonly name?: string;
   /** Extra headers (e.g. a tenant id). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Signs every request with AWS Signature Version 4 (Glue's and S3 Tables' REST endpoints; see sigv4.ts). A
+   * bearer token (`token`, `credential`) is then sent as `Original-Authorization`.
+   */
+  readonly sigv4?: SigV4Options;
   /** Replaces globalThis.fetch. */
   readonly fetch?: typeof fetch;
   /** A request unanswered after this long fails (SERVICE_ERROR; a commit's outcome is then unknown). Default 30 s. */
@@ -83,6 +89,16 @@ interface Config {
   readonly endpoints: ReadonlySet<string> | undefined;
 }
 
+/** The request's headers with its SigV4 signature (signed anew for each try: the signature carries the time). */
+async function signRequest(signer: SigV4Signer, method: string, url: string, headers: Record<string, string>, payload: string | undefined, what: string): Promise<Record<string, string>> {
+  try {
+    return await signer.sign(method, url, headers, payload);
+  } catch (err) {
+    if (err instanceof CatalogError) throw err;
+    throw new CatalogError('NOT_AUTHORIZED', `REST catalog ${what}: cannot sign the request with SigV4: ${err instanceof Error ? err.message : String(err)}; check iceberg.catalog.signing.region and the AWS credentials`, { cause: err });
+  }
+}
+
 export class RestCatalogClient implements Catalog {
   readonly name: string;
   private readonly options: RestCatalogClientOptions;
@@ -90,6 +106,7 @@ export class RestCatalogClient implements Catalog {
   private readonly doFetch: typeof fetch;
   private config: Promise<Config> | undefined;
   private readonly oauth: ClientCredentials | undefined;
+  private readonly signer: SigV4Signer | undefined;
 
   constructor(options: RestCatalogClientOptions) {
     this.options = options;
@@ -104,6 +121,7 @@ export class RestCatalogClient implements Catalog {
       ...(c.scope !== undefined ? { scope: c.scope } : {}),
       fetch: this.doFetch,
     });
+    this.signer = options.sigv4 === undefined ? undefined : new SigV4Signer(options.sigv4);
   }
 
   /** The server's configuration (fetched once): the prefix in use and the endpoints it announced. */
@@ -141,13 +159,16 @@ export class RestCatalogClient implements Catalog {
 
   /** Sends a request; returns the parsed body (undefined for 204/HEAD) or throws the mapped error. */
   private async request(method: string, path: string, body: JsonValue | undefined, what: string, conflict?: readonly TableRequirement[]): Promise<JsonValue | undefined> {
+    const payload = body !== undefined ? stringifyJson(body) : undefined;
+    const url = `${this.base}${path}`;
     const send = async (): Promise<Response> => {
-      const headers: Record<string, string> = { accept: 'application/json', ...(this.options.headers ?? {}) };
+      let headers: Record<string, string> = { accept: 'application/json', ...(this.options.headers ?? {}) };
       const token = this.oauth !== undefined ? await this.oauth.accessToken() : this.options.token;
       if (token) headers['authorization'] = `Bearer ${token}`;
       if (body !== undefined) headers['content-type'] = 'application/json';
+      if (this.signer !== undefined) headers = await signRequest(this.signer, method, url, headers, payload, what);
       try {
-        return await this.doFetch(`${this.base}${path}`, { method, headers, signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000), ...(body !== undefined ? { body: stringifyJson(body) } : {}) });
+        return await this.doFetch(url, { method, headers, signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000), ...(payload !== undefined ? { body: payload } : {}) });
       } catch (err) {
         throw new CatalogError('SERVICE_ERROR', `REST catalog ${this.base} unreachable for ${what}: ${err instanceof Error ? err.message : String(err)}; check the URI and that the catalog is up`, { cause: err });
       }
@@ -169,6 +190,9 @@ export class RestCatalogClient implements Catalog {
         const e = isJsonObject(j) && isJsonObject(j['error']) ? j['error'] : undefined;
         if (e && typeof e['type'] === 'string') type = e['type'];
         if (e && typeof e['message'] === 'string') message = e['message'];
+        // AWS endpoints (and API Gateway) answer a refused signature with {"message": ...} of their own.
+        const aws = isJsonObject(j) ? j['message'] ?? j['Message'] : undefined;
+        if (e === undefined && typeof aws === 'string') message = `${message}: ${aws}`;
       } catch {
         message = `${message}: ${text.slice(0, 200)}`;
       }
@@ -178,7 +202,8 @@ export class RestCatalogClient implements Catalog {
     }
     if (res.status === 404 && type === '' && method === 'HEAD') throw new CatalogError('NO_SUCH_TABLE', `${what}: not found`);
     const code = BY_TYPE[type] ?? (res.status === 409 ? 'ALREADY_EXISTS' : codeForStatus(res.status));
-    throw new CatalogError(code, `REST catalog ${what} failed (${res.status}${type ? ` ${type}` : ''}): ${message}`);
+    const hint = this.signer !== undefined && (res.status === 403 || res.status === 401) ? '; check the SigV4 settings: iceberg.catalog.access.key.id, iceberg.catalog.secret.access.key (or the AWS credential chain), iceberg.catalog.signing.region and iceberg.catalog.signing.name' : '';
+    throw new CatalogError(code, `REST catalog ${what} failed (${res.status}${type ? ` ${type}` : ''}): ${message}${hint}`);
   }
 
   private async list<T>(path: string, key: string, what: string, map: (v: JsonValue) => T): Promise<T[]> {

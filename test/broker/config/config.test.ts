@@ -188,3 +188,20 @@ test('external catalog: builtin by default; rest needs an http(s) URI; token or 
   assert.throws(() => load(both), /not both/);
   assert.throws(() => load(['--iceberg.catalog.type=rest', '--iceberg.catalog.uri=http://c', '--iceberg.catalog.credential=nocolonsecret']), (err: Error) => /client_id:client_secret/.test(err.message) && !err.message.includes('nocolonsecret'));
 });
+
+test('external catalog SigV4: off by default, signing name glue; keys only with signing, in pairs; secrets never echoed', () => {
+  const d = load();
+  assert.equal(d['iceberg.catalog.sigv4.enabled'], false);
+  assert.equal(d['iceberg.catalog.signing.name'], 'glue');
+  const rest = ['--iceberg.catalog.type=rest', '--iceberg.catalog.uri=https://glue.eu-west-1.amazonaws.com/iceberg'];
+  const c = load([...rest, '--iceberg.catalog.sigv4.enabled=true', '--iceberg.catalog.signing.region=eu-west-1', '--iceberg.catalog.access.key.id=AKIDX'], { FLOE_ICEBERG_CATALOG_SECRET_ACCESS_KEY: 'wJalrSECRET' });
+  assert.equal(c['iceberg.catalog.sigv4.enabled'], true);
+  assert.equal(c['iceberg.catalog.secret.access.key'], 'wJalrSECRET');
+  assert.equal(load([...rest, '--iceberg.catalog.sigv4.enabled=true'])['iceberg.catalog.access.key.id'], '', 'no keys: the AWS default chain');
+  assert.throws(() => load(['--iceberg.catalog.sigv4.enabled=true']), /iceberg\.catalog\.sigv4\.enabled apply only to an external catalog/);
+  assert.throws(() => load([...rest, '--iceberg.catalog.signing.region=eu-west-1']), /apply only to SigV4 signing: set iceberg\.catalog\.sigv4\.enabled=true/);
+  const secretOnly = [...rest, '--iceberg.catalog.sigv4.enabled=true', '--iceberg.catalog.secret.access.key=wJalrSECRET'];
+  assert.throws(() => load(secretOnly), (err: Error) => /go together/.test(err.message) && !err.message.includes('wJalrSECRET'));
+  assert.throws(() => load([...rest, '--iceberg.catalog.sigv4.enabled=true', '--iceberg.catalog.session.token=TOKENVALUE']), (err: Error) => /session\.token needs/.test(err.message) && !err.message.includes('TOKENVALUE'));
+  assert.throws(() => load([...rest, '--iceberg.catalog.sigv4.enabled=true', '--iceberg.catalog.signing.name=']), /signing\.name must name the service/);
+});
