@@ -5,7 +5,8 @@
 //   SCRAM-SHA-512 and PLAIN, and over mTLS (SSL, ssl.client.auth=required);
 // - kcat (librdkafka, Debian) and confluent-kafka-python (PyPI, current librdkafka) over SASL_SSL with
 //   SCRAM-SHA-512 and PLAIN, and over mTLS;
-// - kafka-python (Debian; SaslHandshake v0 with raw tokens) over SASL_PLAINTEXT with PLAIN and SCRAM-SHA-256.
+// - kafka-python (Debian; SaslHandshake v0 with raw tokens) over SASL_PLAINTEXT with PLAIN and SCRAM-SHA-256;
+// - OAUTHBEARER, not implemented: the Java client asking for it gets UnsupportedSaslMechanismException.
 // No password, keystore password or private key appears in the broker's log, its /metrics, status page or
 // JSON API, or the broker configs kafka-configs.sh describes (test/helpers/secrets.ts).
 import assert from 'node:assert/strict';
@@ -21,7 +22,7 @@ import { startBroker, tempDir, type TestBroker } from '../helpers/broker.js';
 import { makeCerts, type TestCerts } from '../helpers/certs.js';
 import { venvPython } from '../helpers/peers.js';
 import { KAFKA_SCRIPTS, runKafkaScript } from './clients/kafka-cli.js';
-import { javaCommand } from './clients/java.js';
+import { javaCommand, JavaClient, JavaClientError } from './clients/java.js';
 import { assertNoSecrets, captureAdminPages } from '../helpers/secrets.js';
 
 const run = promisify(execFile);
@@ -264,6 +265,21 @@ test('kcat, confluent-kafka-python and kafka-python over SASL with SCRAM and PLA
 
   assert.ok(env.b.adminUrl);
   assertNoSecrets([...env.lines, ...(await captureAdminPages(env.b.adminUrl))], [...Object.values(PW), env.certs.keystorePassword]);
+});
+
+test("OAUTHBEARER is not implemented: Kafka's Java client asking for it is told UNSUPPORTED_SASL_MECHANISM", { timeout: 120_000 }, async (t) => {
+  const env = await saslBroker(t);
+  const props = join(env.dir, 'oauth.properties');
+  // The Java client's own unsecured token (no OAuth server needed); the broker refuses the mechanism at SaslHandshake.
+  writeFileSync(props, ['security.protocol=SASL_PLAINTEXT', 'sasl.mechanism=OAUTHBEARER', 'sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="alice";'].join('\n') + '\n');
+  const java = new JavaClient(env.saslPlain, props);
+  t.after(() => java.close());
+  await assert.rejects(java.call('list_topics'), (e: unknown) => {
+    assert.ok(e instanceof JavaClientError, String(e));
+    assert.equal(e.errorClass, 'UnsupportedSaslMechanismException', e.message);
+    assert.match(e.message, /OAUTHBEARER/);
+    return true;
+  });
 });
 
 test('mTLS (SSL listener, ssl.client.auth=required): the Java client, kcat and confluent-kafka-python; an expired client certificate is refused', { timeout: 300_000 }, async (t) => {
