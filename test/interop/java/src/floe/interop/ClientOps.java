@@ -23,7 +23,7 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
-/** The InteropClient operations on records: produce (every codec, acks 1/all, idempotent or not), consume by partition and offset, list offsets. */
+/** The InteropClient operations on records: produce (every codec, acks 1/all, idempotent or not), consume by partition and offset, list offsets; and subscribe_poll, a group member reading as an application does. */
 final class ClientOps implements AutoCloseable {
   private static final Duration TIMEOUT = Duration.ofSeconds(15);
   private static final Set<String> OPS = Set.of("capabilities", "produce", "consume", "subscribe_poll", "list_offset");
