@@ -64,8 +64,9 @@ export class JavaClient implements InteropClient {
   private stderr = '';
   private exited = false;
 
-  constructor(bootstrap: string) {
-    const { cmd, args } = javaCommand('floe.interop.Driver', [bootstrap]);
+  /** `configFile`: a properties file of client settings (security.protocol, sasl.*, ssl.*) for every client the driver makes. */
+  constructor(bootstrap: string, configFile?: string) {
+    const { cmd, args } = javaCommand('floe.interop.Driver', configFile === undefined ? [bootstrap] : [bootstrap, configFile]);
     this.child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stderr.on('data', (d: Buffer) => {
       this.stderr = (this.stderr + d.toString()).slice(-20_000);

@@ -35,23 +35,26 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
-/** The AdminClient operations the tests drive, and a group member (GroupMember) to give groups a live member. */
+/** The AdminClient operations the tests drive (ACLs in AclOps), and a group member (GroupMember) to give groups a live member. */
 final class AdminOps implements AutoCloseable {
   private static final long TIMEOUT_S = 20;
   private final Admin admin;
-  private final String bootstrap;
+  private final Properties base;
   private final Map<String, GroupMember> members = new HashMap<>();
+  private final AclOps acls;
 
-  AdminOps(String bootstrap) {
-    this.bootstrap = bootstrap;
+  AdminOps(Properties base) {
+    this.base = base;
     Properties p = new Properties();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.putAll(base);
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
     admin = Admin.create(p);
+    acls = new AclOps(admin);
   }
 
   JsonNode run(String op, JsonNode cmd) throws Exception {
+    if (AclOps.handles(op)) return acls.run(op, cmd);
     switch (op) {
       case "create_topic": return createTopic(cmd);
       case "delete_topic": admin.deleteTopics(List.of(topic(cmd))).all().get(TIMEOUT_S, TimeUnit.SECONDS); return Wire.object();
@@ -278,7 +281,7 @@ final class AdminOps implements AutoCloseable {
     String group = cmd.get("group").asText();
     List<String> topics = new ArrayList<>();
     for (JsonNode t : cmd.get("topics")) topics.add(t.asText());
-    GroupMember m = new GroupMember(bootstrap, group, topics);
+    GroupMember m = new GroupMember(base, group, topics);
     members.put(group, m);
     return m.awaitAssignment();
   }

@@ -23,16 +23,17 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
-/** The InteropClient operations on records: produce (every codec, acks 1/all, idempotent or not), consume by partition and offset, list offsets. */
+/** The InteropClient operations on records: produce (every codec, acks 1/all, idempotent or not), consume by partition and offset, list offsets; and subscribe_poll, a group member reading as an application does. */
 final class ClientOps implements AutoCloseable {
   private static final Duration TIMEOUT = Duration.ofSeconds(15);
-  private static final Set<String> OPS = Set.of("capabilities", "produce", "consume", "list_offset");
-  private final String bootstrap;
+  private static final Set<String> OPS = Set.of("capabilities", "produce", "consume", "subscribe_poll", "list_offset");
+  /** bootstrap.servers and the client settings the driver was started with (security), copied into each client. */
+  private final Properties base;
   /** One consumer serves every consume and list_offset call (assign and seek each time): a new one per call costs a metadata round and class warm-up. */
   private final KafkaConsumer<byte[], byte[]> reader;
 
-  ClientOps(String bootstrap) {
-    this.bootstrap = bootstrap;
+  ClientOps(Properties base) {
+    this.base = base;
     this.reader = consumer();
   }
 
@@ -50,6 +51,7 @@ final class ClientOps implements AutoCloseable {
       }
       case "produce": return produce(cmd);
       case "consume": return consume(cmd);
+      case "subscribe_poll": return subscribePoll(cmd);
       case "list_offset": return listOffset(cmd);
       default: throw new IllegalArgumentException("unknown op " + op);
     }
@@ -57,7 +59,7 @@ final class ClientOps implements AutoCloseable {
 
   private JsonNode produce(JsonNode cmd) throws Exception {
     Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.putAll(base);
     p.put(ProducerConfig.ACKS_CONFIG, cmd.get("acks").asInt() == -1 ? "all" : "1");
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, cmd.get("codec").asText());
     // The Java producer is idempotent by default; the non-idempotent cases must say so.
@@ -84,7 +86,7 @@ final class ClientOps implements AutoCloseable {
 
   KafkaConsumer<byte[], byte[]> consumer() {
     Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.putAll(base);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
@@ -111,6 +113,32 @@ final class ClientOps implements AutoCloseable {
       }
     } finally {
       c.unsubscribe();
+    }
+    return o;
+  }
+
+  /**
+   * A group member as an application runs one: subscribe to the topic in the group, poll from the earliest
+   * offset until `count` records arrive or the client throws (TopicAuthorizationException, say), then close.
+   */
+  private JsonNode subscribePoll(JsonNode cmd) {
+    Properties p = new Properties();
+    p.putAll(base);
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, cmd.get("group").asText());
+    p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+    int count = cmd.get("count").asInt();
+    ObjectNode o = Wire.object();
+    ArrayNode out = o.putArray("records");
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      c.subscribe(List.of(cmd.get("topic").asText()));
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (out.size() < count) {
+        if (System.nanoTime() > deadline) throw new IllegalStateException("no error and " + out.size() + " of " + count + " records within 20 s");
+        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) out.add(Wire.record(r));
+      }
     }
     return o;
   }

@@ -6,7 +6,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.io.Reader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 
 /**
@@ -17,16 +21,25 @@ import java.util.concurrent.ExecutionException;
  * time, in order; the caller (test/interop/clients/java.ts) waits for each answer before sending the next.
  *
  * The client's own logging goes nowhere (slf4j without a binding), so stdout carries only answers.
+ *
+ * Arguments: the bootstrap servers, and optionally a properties file of client settings (security.protocol,
+ * sasl.mechanism, sasl.jaas.config, ssl.*) that every producer, consumer and admin client of the driver uses.
  */
 public final class Driver {
   static final ObjectMapper JSON = new ObjectMapper();
 
   public static void main(String[] args) throws Exception {
-    String bootstrap = args[0];
+    Properties base = new Properties();
+    if (args.length > 1) {
+      try (Reader r = Files.newBufferedReader(Path.of(args[1]), StandardCharsets.UTF_8)) {
+        base.load(r);
+      }
+    }
+    base.put("bootstrap.servers", args[0]);
     PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
     System.setOut(System.err); // nothing but answers on the real stdout
-    ClientOps client = new ClientOps(bootstrap);
-    AdminOps admin = new AdminOps(bootstrap);
+    ClientOps client = new ClientOps(base);
+    AdminOps admin = new AdminOps(base);
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     try {
       for (String line; (line = in.readLine()) != null; ) {

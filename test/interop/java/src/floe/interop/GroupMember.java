@@ -31,9 +31,9 @@ final class GroupMember {
   private final CompletableFuture<Set<TopicPartition>> assigned = new CompletableFuture<>();
   private final CompletableFuture<Void> done = new CompletableFuture<>();
 
-  GroupMember(String bootstrap, String group, List<String> topics) {
+  GroupMember(Properties base, String group, List<String> topics) {
     Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.putAll(base);
     p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "floe-java-member");
     p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
