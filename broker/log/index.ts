@@ -11,8 +11,8 @@ export {
   type PartitionLogOptions,
   type ReadOptions,
   type RecordLocator,
-  type RecoveryReport,
   type SegmentInfo,
   type TimestampOffset,
 } from './partition-log.js';
+export type { RecoveryReport } from './log-recovery.js';
 export { LogManager, partitionDirName, parsePartitionDirName, type ClosedSegmentEvent, type LogManagerOptions, type TopicPartition } from './log-manager.js';
