@@ -18,7 +18,8 @@
  * named from the data file and the start so a retry rewrites the same object. Kafka fetches read the data
  * files as before. The delete files replace older ones of the same segment and leave the table with it.
  * Rows of aborted transactions, and of transactions still open, are hidden the same way in the commit that
- * adds their segment (txn-deletes.ts); a later commit settles the open ones once they have ended (settle).
+ * adds their segment (txn-deletes.ts); the topic's first commit after the open ones have ended settles them
+ * (settle), whichever partitions it carries.
  *
  * Compaction (compact) merges runs of small segments of a partition into one segment in a 'replace'
  * snapshot whose summary names the new history (see compaction.ts and compaction-plan.ts); the replaced
@@ -282,18 +283,30 @@ export class IcebergTopic {
       list.push(s);
       byPartition.set(s.partition, list);
     }
-    if (byPartition.size === 0) return true;
     const update = this.table.newAppend();
     let files = 0;
     const next = new Map<number, PartitionManifest>();
     const expected = new Map<number, number>();
-    // Objects of segments deleted (DeleteRecords) before they were committed: deleted once the commit lands.
+    // Objects of segments deleted (DeleteRecords) before they were committed, and delete files replaced by
+    // settlement: deleted once the commit lands.
     const dropped: string[] = [];
-    for (const [p, list] of byPartition) {
+    // Every partition with undecided segments is settled in every commit of the topic, whether or not it
+    // gets new segments: an ended transaction's rows wait for the topic's next commit at most.
+    const partitions = [...new Set([...byPartition.keys(), ...this.undecidedPartitions()])].sort((a, b) => a - b);
+    for (const p of partitions) {
+      const list = byPartition.get(p) ?? [];
       const m = this.manifest(p);
-      expected.set(p, m.committedOffset);
       // Committed segments whose open transactions have ended since get their final deletes in this commit.
       const settled = await this.settle(p, m.segments, update, txnsOf, dropped);
+      if (list.length === 0) {
+        if (settled.changed === 0) continue;
+        // Only settled: the partition's committed offset stays, its history names the new delete files.
+        expected.set(p, m.committedOffset);
+        files += settled.changed;
+        next.set(p, { ...m, segments: settled.segments });
+        continue;
+      }
+      expected.set(p, m.committedOffset);
       files += settled.changed;
       let committed = m.committedOffset;
       const added: SegmentEntry[] = [];
@@ -312,6 +325,16 @@ export class IcebergTopic {
         let aborted = this.pendingDeletes.get(key(p, s.baseOffset)) ?? [];
         if (aborted.length !== (s.deleteFiles ?? []).filter(isTxnDeletes).length) {
           throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${p} segment ${s.baseOffset}..${s.lastOffset} was copied with delete files this table did not write (or lost them); copy it again`);
+        }
+        if (aborted.some((d) => isUndecidedDeletes(d.file_path))) {
+          // Copied while a transaction in it was open: if it has ended since (its marker may be in a segment of
+          // this very commit), the segment goes in with its final deletes; the undecided ones were never
+          // committed and are deleted once this commit lands.
+          const final = await this.settledDeletes(p, s, dataFiles, txnsOf);
+          if (final !== undefined) {
+            dropped.push(...aborted.map((d) => d.file_path));
+            aborted = final;
+          }
         }
         const deletes: DataFile[] = [];
         if (s.baseOffset < m.logStartOffset) {
@@ -344,6 +367,7 @@ export class IcebergTopic {
       const logStartOffset = m.segments.length === 0 && m.committedOffset < 0 ? Math.max(m.logStartOffset, added[0]?.baseOffset ?? 0) : m.logStartOffset;
       next.set(p, { partition: p, logStartOffset, committedOffset: committed, segments: [...settled.segments, ...added] });
     }
+    if (next.size === 0) return true;
     // Segments holding only control batches add no rows: the snapshot then only moves the committed offsets
     // and the segment lists, so those segments are in the remote history and their local copies can go.
     if (files === 0) update.allowNoFileChanges();
@@ -415,6 +439,26 @@ export class IcebergTopic {
       out.push(kept.length > 0 ? { ...rest, deleteFiles: kept } : rest);
     }
     return { segments: out, changed };
+  }
+
+  /**
+   * The final transactional deletes of a copied, uncommitted segment whose undecided ones were written while
+   * a transaction in it was open, once the last stable offset has passed it; undefined while it has not.
+   */
+  private async settledDeletes(p: number, s: RemoteLogSegmentMetadata, dataFiles: readonly DataFile[], txnsOf: PartitionTxnLookup | undefined): Promise<DataFile[] | undefined> {
+    const txns = txnsOf === undefined ? undefined : await txnsOf(p, s.baseOffset, s.lastOffset);
+    if (txns === undefined || txns.lastStableOffset <= s.lastOffset) return undefined;
+    return (await writeTxnDeletes(this.io, this.table.location, { lastOffset: s.lastOffset, dataFiles, indexFiles: s.indexFiles }, txns)).deletes;
+  }
+
+  /** Partitions with a committed segment whose rows of open transactions are hidden until they end. */
+  private undecidedPartitions(): number[] {
+    return [...this.manifests.values()].filter((m) => m.segments.some((s) => (s.deleteFiles ?? []).some(isUndecidedDeletes))).map((m) => m.partition);
+  }
+
+  /** Whether some committed rows wait for the end of their transaction (see settle). */
+  get hasUndecided(): boolean {
+    return this.undecidedPartitions().length > 0;
   }
 
   private forget(byPartition: Map<number, RemoteLogSegmentMetadata[]>): void {
