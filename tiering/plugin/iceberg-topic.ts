@@ -287,8 +287,8 @@ export class IcebergTopic {
     let files = 0;
     const next = new Map<number, PartitionManifest>();
     const expected = new Map<number, number>();
-    // Objects of segments deleted (DeleteRecords) before they were committed, and delete files replaced by
-    // settlement: deleted once the commit lands.
+    // Objects of segments deleted (DeleteRecords) before they were committed, and undecided delete files of
+    // segments settled before their first commit (no snapshot names them): deleted once the commit lands.
     const dropped: string[] = [];
     // Every partition with undecided segments is settled in every commit of the topic, whether or not it
     // gets new segments: an ended transaction's rows wait for the topic's next commit at most.
@@ -297,7 +297,7 @@ export class IcebergTopic {
       const list = byPartition.get(p) ?? [];
       const m = this.manifest(p);
       // Committed segments whose open transactions have ended since get their final deletes in this commit.
-      const settled = await this.settle(p, m.segments, update, txnsOf, dropped);
+      const settled = await this.settle(p, m.segments, update, txnsOf);
       if (list.length === 0) {
         if (settled.changed === 0) continue;
         // Only settled: the partition's committed offset stays, its history names the new delete files.
@@ -410,10 +410,11 @@ export class IcebergTopic {
   /**
    * Settles the undecided segments of partition `p` (txn-deletes.ts) the last stable offset has passed:
    * into `update`, each one's `-open-txns` delete files are removed and the final ones (aborted rows only,
-   * if any) added. Returns the segments as they are after the update and how many files it changes; the
-   * removed files go to `retired` (deleted once the commit lands).
+   * if any) added. Returns the segments as they are after the update and how many files it changes. The
+   * removed files stay in storage for the older snapshots that name them (a reader may be planning from one
+   * now); snapshot expiry deletes them with those snapshots.
    */
-  private async settle(p: number, segments: readonly SegmentEntry[], update: SnapshotUpdate, txnsOf: PartitionTxnLookup | undefined, retired: string[]): Promise<{ segments: SegmentEntry[]; changed: number }> {
+  private async settle(p: number, segments: readonly SegmentEntry[], update: SnapshotUpdate, txnsOf: PartitionTxnLookup | undefined): Promise<{ segments: SegmentEntry[]; changed: number }> {
     const out: SegmentEntry[] = [];
     let changed = 0;
     for (const s of segments) {
@@ -433,7 +434,6 @@ export class IcebergTopic {
       for (const f of undecided) update.deleteFile(f);
       for (const d of deletes) update.addDeleteFile(d);
       changed += undecided.length + deletes.length;
-      retired.push(...undecided);
       const { deleteFiles: _old, ...rest } = s;
       const kept = [...(s.deleteFiles ?? []).filter((f) => !isUndecidedDeletes(f)), ...deletes.map((d) => d.file_path)];
       out.push(kept.length > 0 ? { ...rest, deleteFiles: kept } : rest);
@@ -727,8 +727,9 @@ export class IcebergTopic {
   }
 
   /**
-   * ListOffsets by timestamp over the remote history: the first data record (from the remote log start) whose
-   * timestamp is >= `timestamp`. Segments whose max timestamp is below it are skipped without reading; the
+   * ListOffsets by timestamp over the remote history: the first record (from the remote log start) whose
+   * timestamp is >= `timestamp`, a control record (transaction marker) included, as Kafka and the hot log
+   * answer. Segments whose max timestamp is below it are skipped without reading; the
    * first candidate segment is read batch by batch from the table. LogAppendTime batches count every record
    * at the batch's max timestamp, as Kafka does.
    */
@@ -750,7 +751,7 @@ export class IcebergTopic {
 
   /**
    * ListOffsets MAX_TIMESTAMP over the remote history from the remote log start: the largest timestamp of a
-   * data record, and the earliest offset carrying it (Kafka's rule on ties). Segments are visited by their
+   * record (control records included, as in Kafka), and the earliest offset carrying it (Kafka's rule on ties). Segments are visited by their
    * max timestamp, largest first, and read until no unread segment can beat what was found; a segment the
    * start cuts through is read from the start, so records below it do not count.
    */
@@ -774,7 +775,7 @@ export class IcebergTopic {
       if (r.records.length === 0 || r.nextOffset <= from) break;
       for (const b of iterateBatches(r.records)) {
         const batch = decodeRecordBatch(r.records, b.start, { verifyCrc: false });
-        if (batch.isControl || Number(batch.baseOffset) > s.lastOffset) continue;
+        if (Number(batch.baseOffset) > s.lastOffset) continue;
         const base = Number(batch.baseOffset);
         for (const rec of batch.records) {
           const offset = base + rec.offsetDelta;
@@ -872,7 +873,8 @@ export class IcebergTopic {
 function firstAtOrAfter(batches: Buffer, timestamp: number, minOffset: number): { offset: number; timestamp: number } | undefined {
   for (const b of iterateBatches(batches)) {
     const batch = decodeRecordBatch(batches, b.start, { verifyCrc: false });
-    if (batch.isControl || Number(batch.maxTimestamp) < timestamp) continue;
+    // Control batches count, as in Kafka's segment search and in the hot log: a marker can be the answer.
+    if (Number(batch.maxTimestamp) < timestamp) continue;
     const base = Number(batch.baseOffset);
     for (const r of batch.records) {
       const offset = base + r.offsetDelta;

@@ -44,8 +44,11 @@ export async function txnEnv(t: After, source: (partition: number, from: number,
   return { dir, plugin, catalog, io };
 }
 
-/** A transactional batch of producer `pid` (-1: a plain batch), or a control batch ending `marker`'s transaction. */
-export type Item = { readonly pid: bigint; readonly keys: readonly string[] } | { readonly marker: bigint; readonly kind: 'commit' | 'abort' };
+/**
+ * A transactional batch of producer `pid` (-1: a plain batch), or a control batch ending `marker`'s
+ * transaction; `ts` its timestamp (default 1_700_000_000_000).
+ */
+export type Item = ({ readonly pid: bigint; readonly keys: readonly string[] } | { readonly marker: bigint; readonly kind: 'commit' | 'abort' }) & { readonly ts?: number };
 
 /** A segment file of partition `partition` from `base`. */
 export async function writeSegment(dir: string, partition: number, base: number, items: readonly Item[]): Promise<LogSegmentData> {
@@ -53,17 +56,17 @@ export async function writeSegment(dir: string, partition: number, base: number,
   let offset = base;
   for (const it of items) {
     if ('marker' in it) {
-      parts.push(encodeRecordBatch({ baseOffset: BigInt(offset), baseTimestamp: 1_700_000_000_000n, producerId: it.marker, producerEpoch: 0, baseSequence: -1, isTransactional: true, isControl: true, records: [controlMarkerRecord(it.kind, 0)] }));
+      parts.push(encodeRecordBatch({ baseOffset: BigInt(offset), baseTimestamp: BigInt(it.ts ?? 1_700_000_000_000), producerId: it.marker, producerEpoch: 0, baseSequence: -1, isTransactional: true, isControl: true, records: [controlMarkerRecord(it.kind, 0)] }));
       offset++;
       continue;
     }
-    parts.push(encodeRecordBatch({ baseOffset: BigInt(offset), baseTimestamp: 1_700_000_000_000n, producerId: it.pid, producerEpoch: 0, baseSequence: it.pid >= 0n ? offset : -1, isTransactional: it.pid >= 0n, records: it.keys.map((k) => ({ key: Buffer.from(k), value: Buffer.from(k) })) }));
+    parts.push(encodeRecordBatch({ baseOffset: BigInt(offset), baseTimestamp: BigInt(it.ts ?? 1_700_000_000_000), producerId: it.pid, producerEpoch: 0, baseSequence: it.pid >= 0n ? offset : -1, isTransactional: it.pid >= 0n, records: it.keys.map((k) => ({ key: Buffer.from(k), value: Buffer.from(k) })) }));
     offset += it.keys.length;
   }
   const path = join(dir, `${partition}-${String(base).padStart(20, '0')}.log`);
   const bytes = Buffer.concat(parts);
   await writeFile(path, bytes);
-  return { topic: TOPIC, partition, baseOffset: base, lastOffset: offset - 1, path, sizeInBytes: bytes.length, maxTimestamp: 1_700_000_000_000 };
+  return { topic: TOPIC, partition, baseOffset: base, lastOffset: offset - 1, path, sizeInBytes: bytes.length, maxTimestamp: Math.max(...items.map((it) => it.ts ?? 1_700_000_000_000)) };
 }
 
 /** A key as icebird hands it out: bytes, sometimes wrapped in a one-element array (see test/tiering/e2e/table-readers.ts). */

@@ -81,12 +81,15 @@ test('with no segment left to tier, drain settles an ended transaction, and so d
       e.plugin.segmentClosed(await writeSegment(e.dir, 0, 0, [{ pid: 2n, keys: ['o1', 'o2'] }, { pid: -1n, keys: ['p1'] }]));
       await e.plugin.drain();
       assert.deepEqual(await tableKeys(e), { duckdb: ['p1'], icebird: ['p1'] }, 'hidden while open, though the commit loop runs');
-      assert.equal(undecidedFiles(e, 0).length, 1);
+      const replaced = undecidedFiles(e, 0);
+      assert.equal(replaced.length, 1);
       txn.end(0, 4);
       if (how === 'drain') await e.plugin.drain();
       else await waitFor('the commit loop to settle the ended transaction', async () => (undecidedFiles(e, 0).length === 0 ? true : undefined));
       assert.deepEqual(await tableKeys(e), { duckdb: ['o1', 'o2', 'p1'], icebird: ['o1', 'o2', 'p1'] });
       assert.equal(await snapshotCount(e), 2, 'one commit to settle, no empty ones while it waited');
+      // A reader planning from the snapshot before the settlement still finds the delete file it names.
+      for (const f of replaced) assert.ok((await e.io.get(f)).length > 0, `${f} is kept for the older snapshot`);
     });
   }
 });
