@@ -4,8 +4,9 @@
  *
  * 1. kafkajs producers write to ONE 3-partition tiered topic: a transactional producer commits and aborts
  *    transactions over several partitions, interleaved with an idempotent and a plain producer; one
- *    transaction stays open across segment rolls and table commits and commits later; one is left open
- *    past its transaction.timeout.ms, so the broker aborts it;
+ *    transaction stays open across segment rolls and table commits and commits later; another ends after
+ *    its segments are copied and before the table's next commit; one is left open past its
+ *    transaction.timeout.ms, so the broker aborts it;
  * 2. while the long transaction is open the table's commits pass it, and icebird and DuckDB read exactly the
  *    committed records the table has reached: none of the open transaction, nor of aborted ones;
  * 3. Fetch at read_uncommitted and read_committed, before tiering (hot log) and after the local segments are
@@ -29,6 +30,7 @@ import { decodeRecordBatch } from '../../../protocol/record-batch/record-batch.j
 import { fetchBody, fetchPartitions, WireClient } from '../../broker/handlers/wire-client.js';
 import { startBroker, type TestBroker } from '../../helpers/broker.js';
 import { venvPython } from '../../helpers/peers.js';
+import { loadTable, waitFor } from '../../helpers/tiered-table.js';
 import { ChildRunner } from '../../interop/clients/process.js';
 import { consumeKeys } from '../../interop/transactions/verify.js';
 import { readWithDuckDB, readWithIcebird } from './table-readers.js';
@@ -184,7 +186,6 @@ export async function runTxnFidelity(t: TestContext, options: TxnFidelityOptions
     ...options.warehouseFlags,
     '--iceberg.rest.port=0',
     '--iceberg.rest.host=127.0.0.1',
-    '--iceberg.commit.interval.ms=300',
     '--log.retention.check.interval.ms=3600000',
     '--transaction.abort.timed.out.transaction.cleanup.interval.ms=50',
   ]);
@@ -198,7 +199,9 @@ export async function runTxnFidelity(t: TestContext, options: TxnFidelityOptions
     'internal.segment.bytes': '2048',
     'local.retention.bytes': '0',
     'local.retention.ms': '0',
-    'iceberg.commit.interval.ms': '300',
+    // The table commits when the test drains tiering: a segment copied while its transaction is open can then
+    // wait for the same commit as the segment holding the transaction's marker.
+    'iceberg.commit.interval.ms': '600000',
   });
   const logs = Array.from({ length: PARTITIONS }, (_, p) => b.broker.services.logs.get(TXN_TOPIC, p));
   const rollAll = async (): Promise<void> => {
@@ -241,6 +244,15 @@ export async function runTxnFidelity(t: TestContext, options: TxnFidelityOptions
     }
   };
 
+  /** The `-open-txns` delete files in the warehouse (written at copy, before the table commits them). */
+  const openTxnObjects = async (): Promise<string[]> => {
+    const load = await loadTable(restUrl, TXN_TOPIC);
+    const location = (load?.['metadata'] as { location?: string } | undefined)?.location;
+    assert.ok(location, 'the table has a location');
+    const out: string[] = [];
+    for await (const o of options.io.list(`${location}/data/`)) if (o.location.endsWith('-open-txns.parquet')) out.push(o.location);
+    return out;
+  };
   const longKeys = messages('long', 4).map((m) => m.key);
   const staleKeys = messages('stale', 3, 1).map((m) => m.key);
   await t.test('transactions commit and abort over every partition beside idempotent and plain producers; one stays open across segment rolls, one times out', async () => {
@@ -274,6 +286,19 @@ export async function runTxnFidelity(t: TestContext, options: TxnFidelityOptions
     await longTxn.commit();
     for (const k of longKeys) committed.add(k);
     await mixed(3);
+    await rollAll();
+    await tiering.drain();
+
+    // A transaction whose segments are copied while it is open and committed to the table together with
+    // the segments holding its markers (it ends before the table's next commit): nothing may stay hidden.
+    const before = await openTxnObjects();
+    const late = await long.transaction();
+    await late.send({ topic: TXN_TOPIC, messages: messages('late', PARTITIONS) });
+    await rollAll();
+    await waitFor('the open transaction\'s segments to be copied', async () => ((await openTxnObjects()).filter((o) => !before.includes(o)).length >= PARTITIONS ? true : undefined));
+    await late.commit();
+    for (const m of messages('late', PARTITIONS)) committed.add(m.key);
+    await mixed(1);
     await rollAll();
   });
 
