@@ -393,7 +393,10 @@ export class IcebergTopic {
     } catch (err) {
       // Ambiguous or refused: the table's summary says what is committed.
       await this.reload();
-      const landed = [...next].every(([p, m]) => this.manifest(p).committedOffset >= m.committedOffset);
+      // A commit that only settles moves no committed offset: it landed if the history names its delete files.
+      const landed = byPartition.size > 0
+        ? [...next].every(([p, m]) => this.manifest(p).committedOffset >= m.committedOffset)
+        : [...next].every(([p, m]) => deleteFilesOf(this.manifest(p).segments) === deleteFilesOf(m.segments));
       if (!landed) throw err;
       this.forget(byPartition);
       return true;
@@ -883,6 +886,11 @@ function firstAtOrAfter(batches: Buffer, timestamp: number, minOffset: number): 
     }
   }
   return undefined;
+}
+
+/** The delete files of a partition's segments, as one comparable string. */
+function deleteFilesOf(segments: readonly SegmentEntry[]): string {
+  return JSON.stringify(segments.map((s) => [s.baseOffset, [...(s.deleteFiles ?? [])].sort()]));
 }
 
 /** Every object of a committed segment: data, index and delete files. */
