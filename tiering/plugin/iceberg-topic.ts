@@ -732,9 +732,9 @@ export class IcebergTopic {
   /**
    * ListOffsets by timestamp over the remote history: the first record (from the remote log start) whose
    * timestamp is >= `timestamp`, a control record (transaction marker) included, as Kafka and the hot log
-   * answer. Segments whose max timestamp is below it are skipped without reading; the
-   * first candidate segment is read batch by batch from the table. LogAppendTime batches count every record
-   * at the batch's max timestamp, as Kafka does.
+   * answer. Segments whose max timestamp is below it are skipped without reading; the first candidate
+   * segment is read batch by batch from the table. LogAppendTime batches count every record at the batch's
+   * max timestamp, as Kafka does.
    */
   async offsetForTimestamp(partition: number, timestamp: number): Promise<{ offset: number; timestamp: number } | undefined> {
     const m = this.manifest(partition);
@@ -754,9 +754,10 @@ export class IcebergTopic {
 
   /**
    * ListOffsets MAX_TIMESTAMP over the remote history from the remote log start: the largest timestamp of a
-   * record (control records included, as in Kafka), and the earliest offset carrying it (Kafka's rule on ties). Segments are visited by their
-   * max timestamp, largest first, and read until no unread segment can beat what was found; a segment the
-   * start cuts through is read from the start, so records below it do not count.
+   * record (control records included, as in Kafka), and the earliest offset carrying it (Kafka's rule on
+   * ties). Segments are visited by their max timestamp, largest first, and read until no unread segment can
+   * beat what was found; a segment the start cuts through is read from the start, so records below it do
+   * not count.
    */
   async maxTimestampOffset(partition: number): Promise<{ offset: number; timestamp: number } | undefined> {
     const m = this.manifest(partition);
