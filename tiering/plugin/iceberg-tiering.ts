@@ -35,7 +35,7 @@ import {
 import { CompactionScheduler } from './compaction-scheduler.js';
 import { FileLeases } from './file-leases.js';
 import type { RegistryReader } from '../typed/value-typer.js';
-import { IcebergTopic, type CompactionOutcome } from './iceberg-topic.js';
+import { IcebergTopic, type CompactionOutcome, type PartitionTxnLookup } from './iceberg-topic.js';
 import { segmentFor, toMetadata } from './partition-manifest.js';
 import { TieringScheduler } from './scheduler.js';
 import type { BacklogReport } from './backlog-progress.js';
@@ -137,7 +137,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
         if (t === undefined) return undefined;
         return {
           copy: async (s) => t.copy(s, await this.transactionsOf(s.topic, s.partition, s.baseOffset, s.lastOffset)),
-          commit: (segs) => t.commit(segs, this.transactions === undefined ? undefined : (p, from, to) => this.transactionsOf(topic, p, from, to)),
+          commit: (segs) => t.commit(segs, this.txnLookup(topic)),
           committedOffset: (p) => t.manifest(p).committedOffset,
         };
       },
@@ -225,7 +225,10 @@ export class IcebergTieringPlugin implements TieringPlugin {
     table.configureTyping(config.typed, () => this.registry, this.options.catalog, { observer: this.options.observer, onWarn: this.options.onWarn });
     table.onCommitted = (partitions) => {
       for (const p of partitions) this.requestCompaction(topic, p);
+      this.scheduleSettle(topic);
     };
+    // A restart finds the rows of transactions that were open at the last commit still hidden.
+    this.scheduleSettle(topic);
     // Catch up with what earlier runs left small (a restart, or compaction just turned on).
     for (const p of table.partitions()) this.requestCompaction(topic, p);
   }
@@ -377,8 +380,50 @@ export class IcebergTieringPlugin implements TieringPlugin {
     return this.scheduler.backlogs();
   }
 
-  drain(): Promise<void> {
-    return this.scheduler.drain();
+  /** Copies and commits every closed segment now, then settles the transactions that have ended since (settle). */
+  async drain(): Promise<void> {
+    await this.scheduler.drain();
+    for (const topic of [...this.topics.keys()]) await this.settle(topic);
+  }
+
+  /** Per topic, the timer of its next settlement check (see scheduleSettle). */
+  private readonly settleTimers = new Map<string, NodeJS.Timeout>();
+  /** Settlements the timers started, awaited on close. */
+  private settling: Promise<unknown> = Promise.resolve();
+
+  private txnLookup(topic: string): PartitionTxnLookup | undefined {
+    return this.transactions === undefined ? undefined : (p, from, to) => this.transactionsOf(topic, p, from, to);
+  }
+
+  /**
+   * Commits, without new segments, the final deletes of the topic's committed segments whose open
+   * transactions have ended (IcebergTopic.settle); no commit when none has.
+   */
+  private async settle(topic: string): Promise<void> {
+    const t = this.tiered(topic);
+    const lookup = this.txnLookup(topic);
+    if (this.closed || t === undefined || lookup === undefined || !t.hasUndecided) return;
+    await t.commit([], lookup);
+  }
+
+  /**
+   * While a topic's table hides rows of open transactions, checks once per commit interval whether they have
+   * ended and commits their settlement: the scheduler commits only when segments are copied, and the segment
+   * holding a transaction's marker may be the active one for a long time.
+   */
+  private scheduleSettle(topic: string): void {
+    if (this.closed || this.settleTimers.has(topic) || this.tiered(topic)?.hasUndecided !== true) return;
+    const timer = setTimeout(() => {
+      const run = this.settle(topic)
+        .catch((err: unknown) => this.options.onError?.(err, { topic, settling: true }))
+        .finally(() => {
+          this.settleTimers.delete(topic);
+          this.scheduleSettle(topic);
+        });
+      this.settling = Promise.all([this.settling, run]);
+    }, this.topics.get(topic)?.config.commitIntervalMs ?? 60_000);
+    timer.unref();
+    this.settleTimers.set(topic, timer);
   }
 
   /** Hides offsets [from, to] of a partition from table readers; Kafka fetches still serve them (topic-runbook.ts). */
@@ -444,6 +489,8 @@ export class IcebergTieringPlugin implements TieringPlugin {
     this.closed = true;
     await this.compactor.close();
     clearInterval(this.maintenanceTimer);
+    for (const timer of this.settleTimers.values()) clearTimeout(timer);
+    await this.settling;
     await this.scheduler.close();
     await this.maintaining;
     await this.options.codec.close?.();

@@ -18,7 +18,8 @@
  * named from the data file and the start so a retry rewrites the same object. Kafka fetches read the data
  * files as before. The delete files replace older ones of the same segment and leave the table with it.
  * Rows of aborted transactions, and of transactions still open, are hidden the same way in the commit that
- * adds their segment (txn-deletes.ts); a later commit settles the open ones once they have ended (settle).
+ * adds their segment (txn-deletes.ts); the topic's first commit after the open ones have ended settles them
+ * (settle), whichever partitions it carries.
  *
  * Compaction (compact) merges runs of small segments of a partition into one segment in a 'replace'
  * snapshot whose summary names the new history (see compaction.ts and compaction-plan.ts); the replaced
@@ -282,18 +283,30 @@ export class IcebergTopic {
       list.push(s);
       byPartition.set(s.partition, list);
     }
-    if (byPartition.size === 0) return true;
     const update = this.table.newAppend();
     let files = 0;
     const next = new Map<number, PartitionManifest>();
     const expected = new Map<number, number>();
-    // Objects of segments deleted (DeleteRecords) before they were committed: deleted once the commit lands.
+    // Objects of segments deleted (DeleteRecords) before they were committed, and undecided delete files of
+    // segments settled before their first commit (no snapshot names them): deleted once the commit lands.
     const dropped: string[] = [];
-    for (const [p, list] of byPartition) {
+    // Every partition with undecided segments is settled in every commit of the topic, whether or not it
+    // gets new segments: an ended transaction's rows wait for the topic's next commit at most.
+    const partitions = [...new Set([...byPartition.keys(), ...this.undecidedPartitions()])].sort((a, b) => a - b);
+    for (const p of partitions) {
+      const list = byPartition.get(p) ?? [];
       const m = this.manifest(p);
-      expected.set(p, m.committedOffset);
       // Committed segments whose open transactions have ended since get their final deletes in this commit.
-      const settled = await this.settle(p, m.segments, update, txnsOf, dropped);
+      const settled = await this.settle(p, m.segments, update, txnsOf);
+      if (list.length === 0) {
+        if (settled.changed === 0) continue;
+        // Only settled: the partition's committed offset stays, its history names the new delete files.
+        expected.set(p, m.committedOffset);
+        files += settled.changed;
+        next.set(p, { ...m, segments: settled.segments });
+        continue;
+      }
+      expected.set(p, m.committedOffset);
       files += settled.changed;
       let committed = m.committedOffset;
       const added: SegmentEntry[] = [];
@@ -312,6 +325,16 @@ export class IcebergTopic {
         let aborted = this.pendingDeletes.get(key(p, s.baseOffset)) ?? [];
         if (aborted.length !== (s.deleteFiles ?? []).filter(isTxnDeletes).length) {
           throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${p} segment ${s.baseOffset}..${s.lastOffset} was copied with delete files this table did not write (or lost them); copy it again`);
+        }
+        if (aborted.some((d) => isUndecidedDeletes(d.file_path))) {
+          // Copied while a transaction in it was open: if it has ended since (its marker may be in a segment of
+          // this very commit), the segment goes in with its final deletes; the undecided ones were never
+          // committed and are deleted once this commit lands.
+          const final = await this.settledDeletes(p, s, dataFiles, txnsOf);
+          if (final !== undefined) {
+            dropped.push(...aborted.map((d) => d.file_path));
+            aborted = final;
+          }
         }
         const deletes: DataFile[] = [];
         if (s.baseOffset < m.logStartOffset) {
@@ -344,6 +367,7 @@ export class IcebergTopic {
       const logStartOffset = m.segments.length === 0 && m.committedOffset < 0 ? Math.max(m.logStartOffset, added[0]?.baseOffset ?? 0) : m.logStartOffset;
       next.set(p, { partition: p, logStartOffset, committedOffset: committed, segments: [...settled.segments, ...added] });
     }
+    if (next.size === 0) return true;
     // Segments holding only control batches add no rows: the snapshot then only moves the committed offsets
     // and the segment lists, so those segments are in the remote history and their local copies can go.
     if (files === 0) update.allowNoFileChanges();
@@ -369,7 +393,10 @@ export class IcebergTopic {
     } catch (err) {
       // Ambiguous or refused: the table's summary says what is committed.
       await this.reload();
-      const landed = [...next].every(([p, m]) => this.manifest(p).committedOffset >= m.committedOffset);
+      // A commit that only settles moves no committed offset: it landed if the history names its delete files.
+      const landed = byPartition.size > 0
+        ? [...next].every(([p, m]) => this.manifest(p).committedOffset >= m.committedOffset)
+        : [...next].every(([p, m]) => deleteFilesOf(this.manifest(p).segments) === deleteFilesOf(m.segments));
       if (!landed) throw err;
       this.forget(byPartition);
       return true;
@@ -386,10 +413,11 @@ export class IcebergTopic {
   /**
    * Settles the undecided segments of partition `p` (txn-deletes.ts) the last stable offset has passed:
    * into `update`, each one's `-open-txns` delete files are removed and the final ones (aborted rows only,
-   * if any) added. Returns the segments as they are after the update and how many files it changes; the
-   * removed files go to `retired` (deleted once the commit lands).
+   * if any) added. Returns the segments as they are after the update and how many files it changes. The
+   * removed files stay in storage for the older snapshots that name them (a reader may be planning from one
+   * now); snapshot expiry deletes them with those snapshots.
    */
-  private async settle(p: number, segments: readonly SegmentEntry[], update: SnapshotUpdate, txnsOf: PartitionTxnLookup | undefined, retired: string[]): Promise<{ segments: SegmentEntry[]; changed: number }> {
+  private async settle(p: number, segments: readonly SegmentEntry[], update: SnapshotUpdate, txnsOf: PartitionTxnLookup | undefined): Promise<{ segments: SegmentEntry[]; changed: number }> {
     const out: SegmentEntry[] = [];
     let changed = 0;
     for (const s of segments) {
@@ -409,12 +437,31 @@ export class IcebergTopic {
       for (const f of undecided) update.deleteFile(f);
       for (const d of deletes) update.addDeleteFile(d);
       changed += undecided.length + deletes.length;
-      retired.push(...undecided);
       const { deleteFiles: _old, ...rest } = s;
       const kept = [...(s.deleteFiles ?? []).filter((f) => !isUndecidedDeletes(f)), ...deletes.map((d) => d.file_path)];
       out.push(kept.length > 0 ? { ...rest, deleteFiles: kept } : rest);
     }
     return { segments: out, changed };
+  }
+
+  /**
+   * The final transactional deletes of a copied, uncommitted segment whose undecided ones were written while
+   * a transaction in it was open, once the last stable offset has passed it; undefined while it has not.
+   */
+  private async settledDeletes(p: number, s: RemoteLogSegmentMetadata, dataFiles: readonly DataFile[], txnsOf: PartitionTxnLookup | undefined): Promise<DataFile[] | undefined> {
+    const txns = txnsOf === undefined ? undefined : await txnsOf(p, s.baseOffset, s.lastOffset);
+    if (txns === undefined || txns.lastStableOffset <= s.lastOffset) return undefined;
+    return (await writeTxnDeletes(this.io, this.table.location, { lastOffset: s.lastOffset, dataFiles, indexFiles: s.indexFiles }, txns)).deletes;
+  }
+
+  /** Partitions with a committed segment whose rows of open transactions are hidden until they end. */
+  private undecidedPartitions(): number[] {
+    return [...this.manifests.values()].filter((m) => m.segments.some((s) => (s.deleteFiles ?? []).some(isUndecidedDeletes))).map((m) => m.partition);
+  }
+
+  /** Whether some committed rows wait for the end of their transaction (see settle). */
+  get hasUndecided(): boolean {
+    return this.undecidedPartitions().length > 0;
   }
 
   private forget(byPartition: Map<number, RemoteLogSegmentMetadata[]>): void {
@@ -683,10 +730,11 @@ export class IcebergTopic {
   }
 
   /**
-   * ListOffsets by timestamp over the remote history: the first data record (from the remote log start) whose
-   * timestamp is >= `timestamp`. Segments whose max timestamp is below it are skipped without reading; the
-   * first candidate segment is read batch by batch from the table. LogAppendTime batches count every record
-   * at the batch's max timestamp, as Kafka does.
+   * ListOffsets by timestamp over the remote history: the first record (from the remote log start) whose
+   * timestamp is >= `timestamp`, a control record (transaction marker) included, as Kafka and the hot log
+   * answer. Segments whose max timestamp is below it are skipped without reading; the first candidate
+   * segment is read batch by batch from the table. LogAppendTime batches count every record at the batch's
+   * max timestamp, as Kafka does.
    */
   async offsetForTimestamp(partition: number, timestamp: number): Promise<{ offset: number; timestamp: number } | undefined> {
     const m = this.manifest(partition);
@@ -706,9 +754,10 @@ export class IcebergTopic {
 
   /**
    * ListOffsets MAX_TIMESTAMP over the remote history from the remote log start: the largest timestamp of a
-   * data record, and the earliest offset carrying it (Kafka's rule on ties). Segments are visited by their
-   * max timestamp, largest first, and read until no unread segment can beat what was found; a segment the
-   * start cuts through is read from the start, so records below it do not count.
+   * record (control records included, as in Kafka), and the earliest offset carrying it (Kafka's rule on
+   * ties). Segments are visited by their max timestamp, largest first, and read until no unread segment can
+   * beat what was found; a segment the start cuts through is read from the start, so records below it do
+   * not count.
    */
   async maxTimestampOffset(partition: number): Promise<{ offset: number; timestamp: number } | undefined> {
     const m = this.manifest(partition);
@@ -730,7 +779,7 @@ export class IcebergTopic {
       if (r.records.length === 0 || r.nextOffset <= from) break;
       for (const b of iterateBatches(r.records)) {
         const batch = decodeRecordBatch(r.records, b.start, { verifyCrc: false });
-        if (batch.isControl || Number(batch.baseOffset) > s.lastOffset) continue;
+        if (Number(batch.baseOffset) > s.lastOffset) continue;
         const base = Number(batch.baseOffset);
         for (const rec of batch.records) {
           const offset = base + rec.offsetDelta;
@@ -828,7 +877,8 @@ export class IcebergTopic {
 function firstAtOrAfter(batches: Buffer, timestamp: number, minOffset: number): { offset: number; timestamp: number } | undefined {
   for (const b of iterateBatches(batches)) {
     const batch = decodeRecordBatch(batches, b.start, { verifyCrc: false });
-    if (batch.isControl || Number(batch.maxTimestamp) < timestamp) continue;
+    // Control batches count, as in Kafka's segment search and in the hot log: a marker can be the answer.
+    if (Number(batch.maxTimestamp) < timestamp) continue;
     const base = Number(batch.baseOffset);
     for (const r of batch.records) {
       const offset = base + r.offsetDelta;
@@ -837,6 +887,11 @@ function firstAtOrAfter(batches: Buffer, timestamp: number, minOffset: number): 
     }
   }
   return undefined;
+}
+
+/** The delete files of a partition's segments, as one comparable string. */
+function deleteFilesOf(segments: readonly SegmentEntry[]): string {
+  return JSON.stringify(segments.map((s) => [s.baseOffset, [...(s.deleteFiles ?? [])].sort()]));
 }
 
 /** Every object of a committed segment: data, index and delete files. */

@@ -61,6 +61,8 @@ interface TopicState {
   /** When the last commit attempt failed (meaningful while failures > 0). */
   lastFailureAt: number;
   committing: boolean;
+  /** The target's last commit answer was false (nothing it could commit yet, e.g. control batches only). */
+  refused: boolean;
   failures: number;
   timer: NodeJS.Timeout | undefined;
 }
@@ -248,7 +250,7 @@ export class TieringScheduler {
   private topicState(topic: string): TopicState {
     let t = this.topics.get(topic);
     if (t === undefined) {
-      t = { uploaded: [], lastCommitAt: 0, lastFailureAt: 0, committing: false, failures: 0, timer: undefined };
+      t = { uploaded: [], lastCommitAt: 0, lastFailureAt: 0, committing: false, refused: false, failures: 0, timer: undefined };
       this.topics.set(topic, t);
     }
     return t;
@@ -275,6 +277,7 @@ export class TieringScheduler {
       q.segments.shift();
       q.failures = 0;
       t.uploaded.push(meta);
+      t.refused = false;
       this.observe((o) => o.segmentCopied?.({ topic: q.topic, partition: q.partition, sizeInBytes: segment.sizeInBytes, seconds: (performance.now() - started) / 1000, rows: meta.rows }));
       this.scheduleCommit(q.topic, q);
     } catch (err) {
@@ -349,6 +352,7 @@ export class TieringScheduler {
     const seconds = () => (performance.now() - started) / 1000;
     try {
       const committed = await target.commit(batch);
+      t.refused = !committed;
       if (committed) {
         this.observe((o) => o.committed?.({ topic, segments: batch.length, seconds: seconds(), retry }));
         t.uploaded = t.uploaded.filter((u) => !batch.includes(u));
@@ -367,7 +371,9 @@ export class TieringScheduler {
     } finally {
       t.committing = false;
     }
-    if (!this.closed && t.uploaded.length > 0 && !(this.forcing && t.failures === 0 && !this.hasMoreThanControl(t))) this.scheduleCommit(topic);
+    // Segments copied while this commit ran are committed next, control-only ones too (a transaction's marker
+    // settles its rows), unless the target just refused what is left (it waits for a data segment).
+    if (!this.closed && t.uploaded.length > 0 && !(this.forcing && t.failures === 0 && t.refused && !this.hasMoreThanControl(t))) this.scheduleCommit(topic);
     this.pump();
     this.checkIdleIgnoringControlOnly();
   }
@@ -386,12 +392,12 @@ export class TieringScheduler {
     return t.uploaded.some((u) => u.dataFiles.length > 0);
   }
 
-  /** Idle check that treats copied control-only segments (which cannot be committed alone) as settled. */
+  /** Idle check that treats copied control-only segments the target refused to commit alone as settled. */
   private checkIdleIgnoringControlOnly(): void {
     if (this.idleWaiters.length === 0) return;
     if (this.running > 0) return;
     for (const q of this.queues.values()) if (q.segments.length > 0) return;
-    for (const t of this.topics.values()) if (t.committing || this.hasMoreThanControl(t)) return;
+    for (const t of this.topics.values()) if (t.committing || this.hasMoreThanControl(t) || (t.uploaded.length > 0 && !t.refused)) return;
     this.forcing = false;
     for (const w of this.idleWaiters.splice(0)) w();
   }

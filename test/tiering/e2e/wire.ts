@@ -24,13 +24,13 @@ interface ListOffsetsPartition {
   offset: bigint;
 }
 
-/** One ListOffsets answer: the offset, or throws with the error code. */
-export async function listOffset(port: number, topic: string, partition: number, timestamp: bigint): Promise<number> {
+/** One ListOffsets answer (isolation level 1: read_committed): the offset, or throws with the error code. */
+export async function listOffset(port: number, topic: string, partition: number, timestamp: bigint, isolationLevel = 0): Promise<number> {
   const client = await WireClient.connect(port);
   try {
     const res = await client.request(2, LIST_OFFSETS_VERSION, {
       replicaId: -1,
-      isolationLevel: 0,
+      isolationLevel,
       topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp }] }],
     });
     const p = (res.topics as { partitions: ListOffsetsPartition[] }[])[0]?.partitions[0];

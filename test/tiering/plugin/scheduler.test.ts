@@ -70,3 +70,38 @@ test('a small backlog (live segments closing one by one) is not an episode', asy
   await scheduler.close();
   assert.deepEqual(reports, []);
 });
+
+test('drain commits a control-only segment (a transaction marker) copied while a commit was in flight', async () => {
+  const committed: number[] = [];
+  let release: (() => void) | undefined;
+  const inFlight = new Promise<void>((r) => (release = r));
+  let started: (() => void) | undefined;
+  const commitStarted = new Promise<void>((r) => (started = r));
+  const scheduler = new TieringScheduler({
+    target: () => ({
+      // Segment 1 holds only a marker: no data files.
+      copy: async (s) => ({ topic: s.topic, partition: s.partition, baseOffset: s.baseOffset, lastOffset: s.lastOffset, maxTimestamp: -1, sizeInBytes: 1, dataFiles: s.baseOffset === 10 ? [] : ['d'], indexFiles: ['i'] }),
+      commit: async (segs) => {
+        if (committed.length === 0) {
+          started?.();
+          await inFlight;
+        }
+        committed.push(...segs.map((s) => s.lastOffset));
+        return true;
+      },
+      committedOffset: () => committed[committed.length - 1] ?? -1,
+    }),
+    commitIntervalMs: () => 0,
+  });
+  scheduler.enqueue(segment(0, 0, 1));
+  const drained = scheduler.drain();
+  await commitStarted;
+  scheduler.enqueue(segment(0, 1, 1));
+  // Let its copy finish while the first commit is still in flight.
+  while (scheduler.backlog('t').segments > 1) await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  release?.();
+  await drained;
+  assert.deepEqual(committed, [9, 19], 'the marker\'s segment was committed before drain resolved');
+  await scheduler.close();
+});
