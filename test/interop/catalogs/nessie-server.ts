@@ -8,7 +8,7 @@
  * writes table metadata to (with its own AWS SDK client), with the S3 access key given through Nessie's
  * secrets indirection (urn:nessie-secret:quarkus:<name>, resolved from the properties <name>.name and
  * <name>.secret). Authentication is off: Nessie issues no OAuth2 tokens of its own (its /v1/oauth/tokens
- * is a proxy to an external OpenID Connect server), so the suite runs without client credentials.
+ * answers 501 and points at an OpenID Connect server's, oauth2-server-uri), so the broker sends no credential.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
