@@ -55,7 +55,7 @@ export async function startNessieServer(s3: S3TestServer, options: { dir: string
     'floe-test-s3.name': s3.credentials.accessKeyId,
     'floe-test-s3.secret': s3.credentials.secretAccessKey,
   };
-  const args = ['-Xmx512m', '--enable-native-access=ALL-UNNAMED', '--sun-misc-unsafe-memory-access=allow', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', ...Object.entries(props).map(([k, v]) => `-D${k}=${v}`), '-jar', jar];
+  const args = ['-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', ...Object.entries(props).map(([k, v]) => `-D${k}=${v}`), '-jar', jar];
   let child: ChildProcess | undefined;
   let out = '';
   let prefix = '';
