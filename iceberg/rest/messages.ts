@@ -202,7 +202,10 @@ export function parseCreateTableRequest(json: unknown): { name: string; request:
 }
 
 export function createTableRequestToJson(name: string, r: CreateTableRequest): JsonObject {
-  const out: JsonObject = { name, schema: schemaToJson(r.schema) as JsonObject };
+  // stage-create is optional in the spec (false when absent), but Nessie's server refuses a request without it
+  // (a 500: "some of required attributes are not set [stageCreate]"); Iceberg's Java client and pyiceberg
+  // always send it, so Floe does too.
+  const out: JsonObject = { name, schema: schemaToJson(r.schema) as JsonObject, 'stage-create': false };
   if (r.location !== undefined) out['location'] = r.location;
   if (r.partitionSpec) out['partition-spec'] = partitionSpecToJson(r.partitionSpec) as JsonObject;
   if (r.sortOrder) out['write-order'] = sortOrderToJson(r.sortOrder) as JsonObject;

@@ -58,10 +58,11 @@ test('every TableUpdate and TableRequirement survives the wire, 64-bit ids exact
 });
 
 test('create-table requests round-trip; ids and orders default as the spec allows', () => {
-  const { name, request } = parseCreateTableRequest(
-    wire(createTableRequestToJson('t', { schema: { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'x', required: false, type: 'long' }] }, formatVersion: 3, location: 's3://b/t' })),
-  );
+  const json = createTableRequestToJson('t', { schema: { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'x', required: false, type: 'long' }] }, formatVersion: 3, location: 's3://b/t' });
+  assert.equal(json['stage-create'], false, 'stage-create is sent, as Iceberg\'s clients send it (Nessie requires it)');
+  const { name, request, stageCreate } = parseCreateTableRequest(wire(json));
   assert.equal(name, 't');
+  assert.equal(stageCreate, false);
   assert.equal(request.formatVersion, 3);
   assert.equal(request.location, 's3://b/t');
   const minimal = parseCreateTableRequest({ name: 'm', schema: { type: 'struct', fields: [] }, 'write-order': { fields: [] } });

@@ -262,7 +262,7 @@ export function externalCatalogSuite(under: CatalogUnderTest): void {
 
     await t.test('a table Floe did not make is never taken over; iceberg.table.name gives the topic its own', async () => {
       const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }] };
-      const created = await fetch(`${catalog.tablesBase}/namespaces/kafka/tables`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'legacy', schema }) });
+      const created = await fetch(`${catalog.tablesBase}/namespaces/kafka/tables`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'legacy', schema, 'stage-create': false }) });
       assert.equal(created.status, 200, await created.text());
       await admin.createTopics({ topics: [{ topic: 'legacy', numPartitions: PARTITIONS, configEntries: topicConfig }] });
       await produce('legacy', 40);

@@ -34,7 +34,8 @@ export interface ExternalCatalogServer {
   output(): string;
 }
 
-async function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 right now (for a server that needs its port before it starts). */
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
