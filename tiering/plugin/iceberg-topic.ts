@@ -73,29 +73,13 @@ import { TopicTyping, type TypingReport } from './topic-typing.js';
 import { DeadLetterTable } from './dead-letter-table.js';
 import type { RegistryReader } from '../typed/value-typer.js';
 import type { TopicTypingSettings } from '../typed/record-typers.js';
+import { checkFieldIds, checkOwnership, FLOE_OWNER, TOPIC_PROPERTY } from './table-checks.js';
 
 export type { CompactionOutcome, CompactOptions } from './topic-compaction.js';
 
-export const FLOE_OWNER = 'floe-tiering';
-export const TOPIC_PROPERTY = 'floe.kafka.topic';
+export { FLOE_OWNER, TOPIC_PROPERTY } from './table-checks.js';
 
 const EMPTY = Buffer.alloc(0);
-
-/**
- * A table Floe did not create for this topic is never taken over: no `floe.owner=floe-tiering` property
- * (someone else's table of that name), or made by Floe for another topic. Throws FOREIGN_TABLE.
- */
-function checkOwnership(topic: string, id: TableIdentifier, props: Readonly<Record<string, string>>, catalog: string): void {
-  const name = `${id.namespace.join('.')}.${id.name}`;
-  if (props[FLOE_OWNER_PROPERTY] !== FLOE_OWNER) {
-    throw new TieringError('FOREIGN_TABLE', `table ${name} in catalog ${catalog} exists but was not created by Floe (no ${FLOE_OWNER_PROPERTY}=${FLOE_OWNER} property): Floe never takes over a table, so topic ${topic} is not tiered; give the topic another table with the topic config iceberg.table.name (or iceberg.namespace), or rename or drop that table`);
-  }
-  const owner = props[TOPIC_PROPERTY];
-  if (owner !== undefined && owner !== topic) {
-    throw new TieringError('FOREIGN_TABLE', `table ${name} in catalog ${catalog} belongs to topic ${owner} (${TOPIC_PROPERTY}), not to ${topic}: topic ${topic} is not tiered; give it another table with the topic config iceberg.table.name`);
-  }
-}
-
 
 export class IcebergTopic {
   private manifests = new Map<number, PartitionManifest>();
@@ -191,6 +175,7 @@ export class IcebergTopic {
     }
     const table = await Table.load(catalog, id, io);
     checkOwnership(topic, id, table.metadata.properties, catalog.name);
+    checkFieldIds(topic, id, table.schema(), codec.tableSchema(), catalog.name);
     const unusable = options.checkLocation?.(table.location);
     if (unusable !== undefined) throw new TieringError('UNUSABLE_LOCATION', `table ${id.namespace.join('.')}.${id.name} of topic ${topic} lives at ${table.location}: ${unusable}`);
     const t = new IcebergTopic(topic, id, table, io, codec, options.leases ?? new FileLeases());
