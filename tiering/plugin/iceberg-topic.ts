@@ -30,7 +30,6 @@
  */
 import type { Catalog, TableIdentifier } from '../../iceberg/catalog/catalog.js';
 import { decodeRecordBatch } from '../../protocol/record-batch/record-batch.js';
-import { iterateBatches } from '../../protocol/record-batch/batches.js';
 import { CatalogError } from '../../iceberg/catalog/catalog.js';
 import type { DataFile, PartitionData } from '../../iceberg/data-file.js';
 import type { FileIO } from '../../iceberg/io/file-io.js';
@@ -73,6 +72,7 @@ import { TopicTyping, type TypingReport } from './topic-typing.js';
 import { DeadLetterTable } from './dead-letter-table.js';
 import type { RegistryReader } from '../typed/value-typer.js';
 import type { TopicTypingSettings } from '../typed/record-typers.js';
+import { maxTimestampOffset, offsetForTimestamp, type TimestampOffset } from './remote-timestamps.js';
 import { checkFieldIds, checkOwnership, FLOE_OWNER, TOPIC_PROPERTY } from './table-checks.js';
 
 export type { CompactionOutcome, CompactOptions } from './topic-compaction.js';
@@ -714,70 +714,14 @@ export class IcebergTopic {
     return k;
   }
 
-  /**
-   * ListOffsets by timestamp over the remote history: the first record (from the remote log start) whose
-   * timestamp is >= `timestamp`, a control record (transaction marker) included, as Kafka and the hot log
-   * answer. Segments whose max timestamp is below it are skipped without reading; the first candidate
-   * segment is read batch by batch from the table. LogAppendTime batches count every record at the batch's
-   * max timestamp, as Kafka does.
-   */
-  async offsetForTimestamp(partition: number, timestamp: number): Promise<{ offset: number; timestamp: number } | undefined> {
-    const m = this.manifest(partition);
-    for (const s of m.segments) {
-      if (s.lastOffset < m.logStartOffset || (s.maxTimestamp >= 0 && s.maxTimestamp < timestamp)) continue;
-      let from = Math.max(s.baseOffset, m.logStartOffset);
-      while (from <= s.lastOffset) {
-        const r = await this.read(partition, from, 1 << 20, true);
-        if (r.records.length === 0 || r.nextOffset <= from) break;
-        const found = firstAtOrAfter(r.records, timestamp, m.logStartOffset);
-        if (found !== undefined) return found;
-        from = r.nextOffset;
-      }
-    }
-    return undefined;
+  /** ListOffsets by timestamp over the remote history (remote-timestamps.ts). */
+  offsetForTimestamp(partition: number, timestamp: number): Promise<TimestampOffset | undefined> {
+    return offsetForTimestamp(this.manifest(partition), (from) => this.read(partition, from, 1 << 20, true), timestamp);
   }
 
-  /**
-   * ListOffsets MAX_TIMESTAMP over the remote history from the remote log start: the largest timestamp of a
-   * record (control records included, as in Kafka), and the earliest offset carrying it (Kafka's rule on
-   * ties). Segments are visited by their max timestamp, largest first, and read until no unread segment can
-   * beat what was found; a segment the start cuts through is read from the start, so records below it do
-   * not count.
-   */
-  async maxTimestampOffset(partition: number): Promise<{ offset: number; timestamp: number } | undefined> {
-    const m = this.manifest(partition);
-    const candidates = m.segments.filter((s) => s.lastOffset >= m.logStartOffset && s.maxTimestamp >= 0).sort((a, b) => b.maxTimestamp - a.maxTimestamp || a.baseOffset - b.baseOffset);
-    let best: { offset: number; timestamp: number } | undefined;
-    for (const s of candidates) {
-      if (best !== undefined && (s.maxTimestamp < best.timestamp || (s.maxTimestamp === best.timestamp && s.baseOffset > best.offset))) break;
-      const found = await this.maxInSegment(partition, s, m.logStartOffset);
-      if (found !== undefined && (best === undefined || found.timestamp > best.timestamp || (found.timestamp === best.timestamp && found.offset < best.offset))) best = found;
-    }
-    return best;
-  }
-
-  private async maxInSegment(partition: number, s: SegmentEntry, logStart: number): Promise<{ offset: number; timestamp: number } | undefined> {
-    let best: { offset: number; timestamp: number } | undefined;
-    let from = Math.max(s.baseOffset, logStart);
-    while (from <= s.lastOffset) {
-      const r = await this.read(partition, from, 1 << 20, true);
-      if (r.records.length === 0 || r.nextOffset <= from) break;
-      for (const b of iterateBatches(r.records)) {
-        const batch = decodeRecordBatch(r.records, b.start, { verifyCrc: false });
-        if (Number(batch.baseOffset) > s.lastOffset) continue;
-        const base = Number(batch.baseOffset);
-        for (const rec of batch.records) {
-          const offset = base + rec.offsetDelta;
-          const ts = batch.timestampType === 'log-append' ? Number(batch.maxTimestamp) : Number(batch.baseTimestamp) + rec.timestampDelta;
-          if (offset < logStart || offset > s.lastOffset) continue;
-          if (best === undefined || ts > best.timestamp) best = { offset, timestamp: ts };
-          // Nothing in the segment is later than its max timestamp, and this is its earliest record carrying it.
-          if (ts >= s.maxTimestamp) return best;
-        }
-      }
-      from = r.nextOffset;
-    }
-    return best;
+  /** ListOffsets MAX_TIMESTAMP over the remote history (remote-timestamps.ts). */
+  maxTimestampOffset(partition: number): Promise<TimestampOffset | undefined> {
+    return maxTimestampOffset(this.manifest(partition), (from) => this.read(partition, from, 1 << 20, true));
   }
 
   /**
@@ -856,22 +800,6 @@ export class IcebergTopic {
     this.tail = run.catch(() => undefined);
     return run;
   }
-}
-
-/** The first data record in `batches` at or after `minOffset` whose timestamp is >= `timestamp`. */
-function firstAtOrAfter(batches: Buffer, timestamp: number, minOffset: number): { offset: number; timestamp: number } | undefined {
-  for (const b of iterateBatches(batches)) {
-    const batch = decodeRecordBatch(batches, b.start, { verifyCrc: false });
-    // Control batches count, as in Kafka's segment search and in the hot log: a marker can be the answer.
-    if (Number(batch.maxTimestamp) < timestamp) continue;
-    const base = Number(batch.baseOffset);
-    for (const r of batch.records) {
-      const offset = base + r.offsetDelta;
-      const ts = batch.timestampType === 'log-append' ? Number(batch.maxTimestamp) : Number(batch.baseTimestamp) + r.timestampDelta;
-      if (offset >= minOffset && ts >= timestamp) return { offset, timestamp: ts };
-    }
-  }
-  return undefined;
 }
 
 /** The delete files of a partition's segments, as one comparable string. */
