@@ -29,15 +29,11 @@
  * Operations that change the table run one at a time (a promise chain); reads use the in-memory manifests.
  */
 import type { Catalog, TableIdentifier } from '../../iceberg/catalog/catalog.js';
-import { decodeRecordBatch } from '../../protocol/record-batch/record-batch.js';
 import { CatalogError } from '../../iceberg/catalog/catalog.js';
 import type { DataFile, PartitionData } from '../../iceberg/data-file.js';
 import type { FileIO } from '../../iceberg/io/file-io.js';
-import { writePositionDeletes } from '../../iceberg/position-deletes.js';
 import type { SnapshotUpdate } from '../../iceberg/transaction.js';
 import { latestSummaryProperty } from '../../iceberg/transaction.js';
-import { decodeSegmentIndex, type SegmentIndex } from '../offset-index/format.js';
-import { padOffset, resolveLocation } from '../offset-index/location.js';
 import { FLOE_OWNER_PROPERTY } from '../../iceberg/rest/server.js';
 import { Table } from '../../iceberg/table.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
@@ -72,12 +68,14 @@ import { TopicTyping, type TypingReport } from './topic-typing.js';
 import { DeadLetterTable } from './dead-letter-table.js';
 import type { RegistryReader } from '../typed/value-typer.js';
 import type { TopicTypingSettings } from '../typed/record-typers.js';
+import { hideBelow, rowsBelow, type RowsContext } from './hide-below.js';
 import { maxTimestampOffset, offsetForTimestamp, type TimestampOffset } from './remote-timestamps.js';
 import { checkFieldIds, checkOwnership, FLOE_OWNER, TOPIC_PROPERTY } from './table-checks.js';
 
 export type { CompactionOutcome, CompactOptions } from './topic-compaction.js';
 
 export { FLOE_OWNER, TOPIC_PROPERTY } from './table-checks.js';
+export { deleteFileLocation } from './hide-below.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -126,7 +124,7 @@ export class IcebergTopic {
       partitions: () => this.partitions(),
       serial: (fn) => this.serial(fn),
       commitHistory: (update, next) => this.commitHistory(update, next),
-      rowsBelow: (p, segment, location, index, offset) => this.rowsBelow(p, segment, location, index, offset),
+      rowsBelow: (p, segment, location, index, offset) => rowsBelow(this.rows(), p, segment, location, index, offset),
       partitionTuples: (p, segment) => this.partitionTuples(p, segment),
     });
   }
@@ -326,7 +324,7 @@ export class IcebergTopic {
           // DeleteRecords moved the start into this segment before it was committed: its rows below stay hidden,
           // and its files wholly below are not added at all.
           const partitions = new Map(dataFiles.map((f) => [f.file_path, f.partition]));
-          const hidden = await this.hideBelow(p, entry, m.logStartOffset, partitions);
+          const hidden = await hideBelow(this.rows(), p, entry, m.logStartOffset, partitions);
           deletes.push(...hidden.deletes);
           entry = hidden.entry;
           dataFiles = dataFiles.filter((f) => !hidden.removedData.includes(f.file_path));
@@ -536,7 +534,7 @@ export class IcebergTopic {
       const retired: string[] = [];
       const cut = kept[0];
       if (cut !== undefined && cut.baseOffset < offset) {
-        const { deletes, entry, removedData, removedIndexes } = await this.hideBelow(partition, cut, offset, await this.partitionTuples(partition, cut));
+        const { deletes, entry, removedData, removedIndexes } = await hideBelow(this.rows(), partition, cut, offset, await this.partitionTuples(partition, cut));
         const fresh = new Set(deletes.map((d) => d.file_path));
         for (const d of deletes) update.addDeleteFile(d);
         // Data files wholly below the new start leave the table, with the delete files an earlier start gave
@@ -645,73 +643,9 @@ export class IcebergTopic {
     return same;
   }
 
-  /**
-   * Hides the rows of `segment` below `offset` from table readers. A data file wholly below `offset` leaves
-   * the segment (its index too: Kafka never reads below the log start), and the caller removes it from the
-   * table in the same commit and deletes its objects after. A data file `offset` cuts through gets a position
-   * delete file over its rows [0, k), k being its first row at or after `offset` (rows are in offset order;
-   * the offset index gives each batch's first row, and a batch that straddles `offset` is read to count its
-   * records below it), written (not committed) under a name made of the data file and `offset`. Returns the
-   * delete files, the segment without the files below `offset`, and the data and index files it lost.
-   */
-  private async hideBelow(
-    partition: number,
-    segment: SegmentEntry,
-    offset: number,
-    partitions: ReadonlyMap<string, PartitionData>,
-  ): Promise<{ deletes: DataFile[]; entry: SegmentEntry; removedData: string[]; removedIndexes: string[] }> {
-    const deletes: DataFile[] = [];
-    const removedData: string[] = [];
-    const removedIndexes: string[] = [];
-    for (const location of segment.indexFiles) {
-      const index = decodeSegmentIndex(await this.io.get(location));
-      if (index.baseOffset >= BigInt(offset)) break;
-      const path = index.dataFile === null ? null : resolveLocation(this.table.location, index.dataFile.path);
-      if (path !== null && !segment.dataFiles.includes(path)) {
-        throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${partition}: offset index ${location} names data file ${path}, which is not a data file of segment ${segment.baseOffset}..${segment.lastOffset}; re-tier the partition`);
-      }
-      // The segment itself reaches `offset`, so its last index is never wholly below it.
-      if (index.lastOffset < BigInt(offset) && location !== segment.indexFiles[segment.indexFiles.length - 1]) {
-        removedIndexes.push(location);
-        if (path !== null) removedData.push(path);
-        continue;
-      }
-      if (path === null) continue;
-      const k = await this.rowsBelow(partition, segment, location, index, offset);
-      if (k === 0) continue;
-      const tuple = partitions.get(path);
-      if (tuple === undefined) {
-        throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${partition}: offset index ${location} names data file ${path}, which is not a live data file of segment ${segment.baseOffset}..${segment.lastOffset}; re-tier the partition`);
-      }
-      deletes.push(await writePositionDeletes(this.io, deleteFileLocation(path, offset), [{ path, start: 0n, end: BigInt(k) }], { partition: tuple }));
-    }
-    const entry: SegmentEntry = { ...segment, dataFiles: segment.dataFiles.filter((f) => !removedData.includes(f)), indexFiles: segment.indexFiles.filter((f) => !removedIndexes.includes(f)) };
-    return { deletes, entry, removedData, removedIndexes };
-  }
-
-  /** Rows of the index's data file whose offsets are below `offset`. */
-  private async rowsBelow(partition: number, segment: SegmentEntry, indexLocation: string, index: SegmentIndex, offset: number): Promise<number> {
-    const x = BigInt(offset);
-    let k = 0;
-    for (const b of index.batches) {
-      if (b.stored !== null) continue; // control (or emptied) batches have no rows
-      if (b.baseOffset + BigInt(b.lastOffsetDelta) < x) {
-        k = b.firstRow + b.recordsCount;
-        continue;
-      }
-      if (b.baseOffset < x) {
-        // The batch holding `offset` (Kafka returns it whole): its records below `offset` are deleted too.
-        const r = await this.codec.readSegment({ io: this.io, partition, baseOffset: segment.baseOffset, lastOffset: segment.lastOffset, dataFiles: segment.dataFiles, indexFiles: [indexLocation], fetchOffset: offset, maxBytes: 1, minOneBatch: true });
-        const batch = r.records.length > 0 ? decodeRecordBatch(r.records, 0, { verifyCrc: false }) : undefined;
-        if (batch === undefined || batch.baseOffset !== b.baseOffset || batch.records.length !== b.recordsCount) {
-          throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${partition}: reading the batch at ${b.baseOffset} of ${indexLocation} did not return it; re-tier the partition`);
-        }
-        k = b.firstRow + batch.records.filter((rec) => b.baseOffset + BigInt(rec.offsetDelta) < x).length;
-      }
-      break;
-    }
-    if (k > index.rowCount) throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${partition}: offset index ${indexLocation} counts ${index.rowCount} rows but its batches end at row ${k}; re-tier the partition`);
-    return k;
+  /** What hide-below.ts needs of this topic. */
+  private rows(): RowsContext {
+    return { topic: this.topic, io: this.io, codec: this.codec, tableLocation: this.table.location };
   }
 
   /** ListOffsets by timestamp over the remote history (remote-timestamps.ts). */
@@ -810,14 +744,6 @@ function deleteFilesOf(segments: readonly SegmentEntry[]): string {
 /** Every object of a committed segment: data, index and delete files. */
 function objectsOf(s: SegmentEntry): string[] {
   return [...s.dataFiles, ...s.indexFiles, ...(s.deleteFiles ?? [])];
-}
-
-/**
- * Where the position deletes of `dataFile` below `offset` go: beside it, named from it and the offset, so a
- * retried DeleteRecords (or commit) rewrites the same object instead of adding a second delete file.
- */
-export function deleteFileLocation(dataFile: string, offset: number): string {
-  return `${dataFile.replace(/\.parquet$/, '')}-deletes-below-${padOffset(BigInt(offset))}.parquet`;
 }
 
 /** Rows, null keys and null values of converted data files, from their Iceberg column metrics. */
