@@ -77,6 +77,16 @@ const PARTITIONS_OUT = 3;
 const tail = (run: LoopRun): string => run.output().slice(-4000);
 const sum = async (admin: Admin, topic: string): Promise<number> => (await admin.fetchTopicOffsets(topic)).reduce((a, p) => a + Number(p.high), 0);
 
+/** The run's exit code, or 'late' when it is still running after `ms` (the timer does not outlive the wait). */
+async function exitedWithin(run: LoopRun, ms: number): Promise<number | null | 'late'> {
+  const timer = new AbortController();
+  try {
+    return await Promise.race([run.exited, sleep(Math.max(0, ms), 'late' as const, { signal: timer.signal })]);
+  } finally {
+    timer.abort();
+  }
+}
+
 export async function runKillLoop(t: TestContext, opts: KillLoopOptions): Promise<void> {
   const INPUT = `${opts.name}-in`;
   const OUTPUT = `${opts.name}-out`;
@@ -148,8 +158,8 @@ export async function runKillLoop(t: TestContext, opts: KillLoopOptions): Promis
     const deadline = Date.now() + 120_000;
     while ((await sum(watch, OUTPUT)) <= before + 20) {
       assert.ok(Date.now() < deadline, `cycle ${cycle}: the loop wrote nothing:\n${tail(loop)}`);
-      const code = await Promise.race([loop.exited, sleep(200).then(() => 'running' as const)]);
-      if (code !== 'running') {
+      const code = await exitedWithin(loop, 200);
+      if (code !== 'late') {
         assert.notEqual(code, 0, `the loop finished before the kills:\n${tail(loop)}`);
         restarts.exited++;
         loop = start();
@@ -174,7 +184,7 @@ export async function runKillLoop(t: TestContext, opts: KillLoopOptions): Promis
   const lastDeadline = Date.now() + 180_000;
   for (;;) {
     const current = loop;
-    const code = await Promise.race([current.exited, sleep(Math.max(0, lastDeadline - Date.now())).then(() => 'late' as const)]);
+    const code = await exitedWithin(current, lastDeadline - Date.now());
     assert.notEqual(code, 'late', `the last loop run did not finish within 3 minutes:\n${tail(current)}`);
     if (code === 0) break;
     restarts.exited++;
@@ -182,7 +192,12 @@ export async function runKillLoop(t: TestContext, opts: KillLoopOptions): Promis
     loop = start();
   }
   t.diagnostic(`${runs.length} loop runs: ${restarts.client} killed, ${restarts.broker} broker kills, ${restarts.exited} runs exited early (fenced or out of retries)`);
-  for (const [i, r] of runs.entries()) t.diagnostic(`run ${i + 1}: ${r.output().trim().split('\n').slice(-1)[0] ?? ''}`.slice(0, 300));
+  for (const [i, r] of runs.entries()) {
+    // How each run ended: its summary, else the last error it printed (client logs follow a traceback).
+    const lines = r.output().trim().split('\n');
+    const end = lines.filter((l) => /"committed"|Error|Exception|failed/.test(l)).slice(-1)[0] ?? lines.slice(-1)[0] ?? '';
+    t.diagnostic(`run ${i + 1} (exit ${r.child.exitCode ?? r.child.signalCode}): ${end}`.slice(0, 300));
+  }
 
   const expected = [...inputs].sort();
   const hot = await opts.readKeys(broker.bootstrap, OUTPUT, 'read_committed');
