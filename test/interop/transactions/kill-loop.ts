@@ -97,6 +97,7 @@ export async function runKillLoop(t: TestContext, opts: KillLoopOptions): Promis
   const flags = ['--remote.log.storage.system.enable=true', `--iceberg.warehouse=${warehouse}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1', '--log.retention.check.interval.ms=3600000'];
   let broker: BrokerProcess | undefined = await spawnBroker(dataDir, flags);
   const port = broker.port;
+  const brokers = [broker];
   const runs: LoopRun[] = [];
   t.after(async () => {
     for (const r of runs) r.child.kill('SIGKILL');
@@ -177,6 +178,7 @@ export async function runKillLoop(t: TestContext, opts: KillLoopOptions): Promis
       await broker.exited;
       restarts.broker++;
       broker = await spawnBroker(dataDir, flags, port);
+      brokers.push(broker);
     }
   }
 
@@ -191,6 +193,12 @@ export async function runKillLoop(t: TestContext, opts: KillLoopOptions): Promis
     assert.ok(restarts.exited < 10, `the loop keeps failing:\n${tail(current)}`);
     loop = start();
   }
+  // What each restarted broker found: transactions it aborted (left open by the kill) or completed (prepared).
+  const recovered = brokers.slice(1).map((bp) => {
+    const found = (re: RegExp) => bp.output().split('\n').filter((l) => re.test(l)).length;
+    return `${found(/left open by the restart/)} aborted, ${found(/prepared before the restart/)} completed`;
+  });
+  t.diagnostic(`broker restarts recovered transactions: ${recovered.join('; ')}`);
   t.diagnostic(`${runs.length} loop runs: ${restarts.client} killed, ${restarts.broker} broker kills, ${restarts.exited} runs exited early (fenced or out of retries)`);
   for (const [i, r] of runs.entries()) {
     // How each run ended: its summary, else the last error it printed (client logs follow a traceback).
