@@ -8,6 +8,9 @@
  * (the broker's restart aborted its transaction and fenced it, or its retries ran out while the broker was
  * down) is restarted too, as an application would be. Once a run has gone to the end of the input:
  *
+ * Each broker kill waits for the loop's transaction to be Ongoing (DescribeTransactions), so the restarted
+ * broker has an open transaction to abort; the diagnostics say what each restart recovered.
+ *
  * - a read_committed consumer of the hot log sees each input's result exactly once and no aborted attempt;
  * - the same, once every output segment is in the topic's table and gone from local disk (an in-process
  *   broker on the same data rolls, drains and hands off, so Kafka reads are served from the table);
@@ -27,6 +30,7 @@ import type { TestContext } from 'node:test';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { LocalFileIO } from '../../../iceberg/io/local.js';
 import { spawnBroker, startBroker, tempDir, type BrokerProcess } from '../../helpers/broker.js';
+import { WireClient } from '../../broker/handlers/wire-client.js';
 import { tableEntries } from './table-entries.js';
 import { seededRandom } from './verify.js';
 
@@ -87,6 +91,24 @@ async function exitedWithin(run: LoopRun, ms: number): Promise<number | null | '
   }
 }
 
+/**
+ * Polls DescribeTransactions until the transactional id's transaction is Ongoing, for up to 5 s (the loop may
+ * be between transactions, rebalancing or restarting; the kill then lands wherever it is).
+ */
+async function untilOngoing(port: number, transactionalId: string): Promise<void> {
+  const c = await WireClient.connect(port, 'kill-loop-describe');
+  try {
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline) {
+      const res = await c.request(65, 0, { transactionalIds: [transactionalId] });
+      const [state] = res['transactionStates'] as { transactionState: string }[];
+      if (state?.transactionState === 'Ongoing') return;
+    }
+  } finally {
+    c.close();
+  }
+}
+
 export async function runKillLoop(t: TestContext, opts: KillLoopOptions): Promise<void> {
   const INPUT = `${opts.name}-in`;
   const OUTPUT = `${opts.name}-out`;
@@ -135,13 +157,14 @@ export async function runKillLoop(t: TestContext, opts: KillLoopOptions): Promis
   await producer.disconnect();
   await admin.disconnect();
 
+  const transactionalId = `${opts.name}-tx`;
   const start = (): LoopRun => {
     const run = opts.spawnLoop({
       bootstrap: `127.0.0.1:${port}`,
       input: INPUT,
       output: OUTPUT,
       group: `${opts.name}-eos`,
-      transactionalId: `${opts.name}-tx`,
+      transactionalId,
       abortRate: opts.abortRate ?? 0.2,
       seed: opts.seed * 100 + runs.length + 1,
     });
@@ -174,6 +197,8 @@ export async function runKillLoop(t: TestContext, opts: KillLoopOptions): Promis
       restarts.client++;
       loop = start();
     } else {
+      // Into an open transaction, when the loop has one within a few seconds: the restart must abort it.
+      await untilOngoing(port, transactionalId);
       broker.child.kill('SIGKILL');
       await broker.exited;
       restarts.broker++;
