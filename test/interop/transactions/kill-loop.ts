@@ -6,10 +6,9 @@
  * loop has written something new, and restarts them: a killed loop restarts with the same transactional.id
  * (which fences and aborts whatever it left open), and a loop that exits on its own before the input is done
  * (the broker's restart aborted its transaction and fenced it, or its retries ran out while the broker was
- * down) is restarted too, as an application would be. Once a run has gone to the end of the input:
- *
- * Each broker kill waits for the loop's transaction to be Ongoing (DescribeTransactions), so the restarted
- * broker has an open transaction to abort; the diagnostics say what each restart recovered.
+ * down) is restarted too, as an application would be. Each broker kill also waits for the loop's
+ * transaction to be Ongoing (DescribeTransactions), so the restarted broker has an open transaction to abort;
+ * the diagnostics say what each restart recovered. Once a run has gone to the end of the input:
  *
  * - a read_committed consumer of the hot log sees each input's result exactly once and no aborted attempt;
  * - the same, once every output segment is in the topic's table and gone from local disk (an in-process
