@@ -69,6 +69,11 @@ public final class TxnLoop {
     pp.put("transactional.id", txnId);
     pp.put("enable.idempotence", "true");
     pp.put("linger.ms", "0");
+    // After a broker restart aborted its transaction with a bumped epoch, the broker answers this producer's
+    // AddPartitionsToTxn with PRODUCER_FENCED at once, yet kafka-clients sometimes leaves a concurrent
+    // sendOffsetsToTransaction waiting for max.block.ms (60 s by default) before it throws; the run exits
+    // either way and is restarted, so a shorter bound only keeps the kill test short.
+    pp.put("max.block.ms", "15000");
     Random random = new Random(seed);
     int committed = 0;
     int aborted = 0;

@@ -2,7 +2,7 @@
  * TxnLoop.java (beside this file: Apache Kafka's Java client in a consume-transform-produce loop, a reader
  * and a zombie) compiled with javac against the peers' kafka-clients, and run.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { peerPath } from '../../helpers/peers.js';
+import { spawnLoopProcess, type LoopRun } from './kill-loop.js';
 
 const run = promisify(execFile);
 const JAVA_FLAGS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
@@ -28,12 +29,7 @@ export async function javaTxnLoop(classpath: string, args: string[]): Promise<st
   return stdout;
 }
 
-/** TxnLoop as a child process that can be killed; `output()` is what it printed so far (stdout and stderr). */
-export function spawnTxnLoop(classpath: string, args: string[]): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
-  const child = spawn('java', [...JAVA_FLAGS, '-cp', classpath, 'floe.txn.TxnLoop', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, exited, output: () => out };
+/** TxnLoop as a child process that can be killed. */
+export function spawnTxnLoop(classpath: string, args: string[]): LoopRun {
+  return spawnLoopProcess('java', [...JAVA_FLAGS, '-cp', classpath, 'floe.txn.TxnLoop', ...args]);
 }

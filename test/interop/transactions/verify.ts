@@ -45,6 +45,38 @@ export async function consumeKeys(kafka: Kafka, topic: string, opts: { readUncom
   return { seen, duplicates: [...counts].filter(([, n]) => n > 1).map(([k]) => k) };
 }
 
+/**
+ * The keys of `topic` from the beginning up to the end offsets that ListOffsets gave when it started (kafkajs
+ * asks with read_committed, so the LSO: with no transaction open that is also the high watermark), in
+ * delivery order, duplicates included. A partition is done once a batch ended at or past its end offset
+ * (control records and aborted records count, as kafkajs reports a batch's last offset with them).
+ */
+export async function readToEnd(kafka: Kafka, topic: string, opts: { readUncommitted: boolean }): Promise<string[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)]));
+  await admin.disconnect();
+  const next = new Map<number, number>();
+  const done = (): boolean => [...ends].every(([p, end]) => end === 0 || (next.get(p) ?? 0) >= end);
+  const keys: string[] = [];
+  const consumer = kafka.consumer({ groupId: `verify-${randomUUID()}`, readUncommitted: opts.readUncommitted, maxWaitTimeInMs: 200 });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      if (done()) resolve();
+      consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+        next.set(payload.partition, Number(payload.lastOffset) + 1);
+        if (done()) resolve();
+      });
+      consumer.run({ eachMessage: async ({ message }) => void keys.push(message.key?.toString() ?? '') }).catch(reject);
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return keys;
+}
+
 /** A deterministic PRNG (mulberry32) in [0, 1). */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
