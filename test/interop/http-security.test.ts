@@ -4,13 +4,16 @@
 // - pyiceberg (PyPI) over HTTPS: with `credential` (OAuth2 client credentials) and with a `token` it lists
 //   and reads kafka.orders; without credentials or with a wrong password it is refused; a user without READ on
 //   the topic neither sees the table in lists nor loads it (ForbiddenException).
+// - Spark SQL (Iceberg's Spark runtime, the README's catalog settings) over HTTPS, the JVM trusting the test's
+//   CA: a catalog with carol's OAuth2 token (`token`) reads kafka.orders row for row as Kafka serves it, one
+//   with a wrong token is refused (NotAuthorizedException).
 // - curl: the registry answers 401 with WWW-Authenticate without credentials; subject orders-value follows
 //   the topic's ACLs (WRITE to register, READ to read, hidden from lists otherwise); the admin port serves
 //   /health to anyone, /metrics only to a principal with DESCRIBE on the cluster (Basic or bearer).
 // - A new keystore file reaches all three services without a restart.
 // - No password, token or key appears in any log line or response the test saw.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { X509Certificate } from 'node:crypto';
 import { copyFileSync, readFileSync } from 'node:fs';
@@ -28,6 +31,11 @@ import { venvPython } from '../helpers/peers.js';
 import { assertNoSecrets } from '../helpers/secrets.js';
 import { waitFor } from '../helpers/tiered-table.js';
 import { ChildRunner } from './clients/process.js';
+import { catalogConf, packageJars, readSparkReadme, sessionConf } from './engines/readme-spark.js';
+import { num } from './engines/rows.js';
+import { SparkSql } from './engines/spark.js';
+import { recordsOf } from '../tiering/e2e/batches.js';
+import { fetchAllBatches } from '../tiering/e2e/wire.js';
 
 const { AclOperationTypes: Op, AclPermissionTypes: Perm, AclResourceTypes: Res, ResourcePatternTypes: Pat } = kafkajsModule;
 const run = promisify(execFile);
@@ -37,6 +45,25 @@ const FLOE_BIN = fileURLToPath(new URL('../../broker/cli/floe.js', import.meta.u
 // alice: PLAIN, READ on orders; bob: PLAIN, nothing; carol: SCRAM-SHA-512, READ and WRITE on orders, DESCRIBE on the cluster.
 // The README's example passwords, so that its commands run as written.
 const PW = { alice: 'alice-secret', bob: 'bob-Pw-91cd', carol: 'carol-secret', wrong: 'wrong-Pw-c0de' };
+/** A bearer token the catalog never issued. */
+const WRONG_TOKEN = 'not-issued-9d41c7e2';
+
+/**
+ * One Spark session with Iceberg's jars (scripts/peers/30-spark.sh) whose JVM trusts `caPem`: Java reads no PEM
+ * truststore, so keytool (from the JDK Spark runs on) puts the CA into a PKCS#12 one, and Iceberg's REST client
+ * (HttpClient with system properties) picks it up from javax.net.ssl.trustStore.
+ */
+function startSparkTrusting(caPem: string, dir: string): Promise<SparkSql> {
+  const store = `${dir}/spark-truststore.p12`;
+  const storePassword = 'truststore-pw';
+  execFileSync('keytool', ['-importcert', '-noprompt', '-alias', 'floe-test-ca', '-file', caPem, '-keystore', store, '-storetype', 'PKCS12', '-storepass', storePassword], { stdio: 'pipe' });
+  const readme = readSparkReadme();
+  return SparkSql.start({
+    ...sessionConf(readme),
+    'spark.jars': packageJars(readme).join(','),
+    'spark.driver.extraJavaOptions': `-Djavax.net.ssl.trustStore=${store} -Djavax.net.ssl.trustStoreType=PKCS12 -Djavax.net.ssl.trustStorePassword=${storePassword}`,
+  });
+}
 
 /** The lines of the sh block under "### HTTP services" in the README's Security section. */
 async function readmeHttpCommands(): Promise<string[]> {
@@ -66,6 +93,10 @@ interface Curl {
 test('HTTPS and authentication on the REST catalog, the schema registry and the admin port', async (t) => {
   const dir = await tempDir('floe-http-sec-');
   const certs = makeCerts(dir);
+  // The JVM starts while the broker is set up.
+  const sparkStarting = startSparkTrusting(certs.caPem, dir);
+  sparkStarting.catch(() => undefined);
+  t.after(async () => (await sparkStarting.catch(() => undefined))?.close());
   const lines: string[] = [];
   const jaas = `org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="${PW.alice}" user_bob="${PW.bob}";`;
   const b = await startBroker(
@@ -163,6 +194,30 @@ test('HTTPS and authentication on the REST catalog, the schema registry and the 
     assert.equal(out['bob-credential']?.load_error, 'ForbiddenError', JSON.stringify(out['bob-credential']));
   });
 
+  await t.test('Spark reads kafka.orders over HTTPS with an OAuth2 token, and a catalog with a wrong token is refused', async () => {
+    const spark = await sparkStarting;
+    const logFrom = lines.length;
+    const readme = readSparkReadme();
+    await spark.setConf(catalogConf(readme, { name: 'floe_token', uri: restUrl, token: issued.access_token }));
+    await spark.setConf(catalogConf(readme, { name: 'floe_wrong', uri: restUrl, token: WRONG_TOKEN }));
+    const kafkaHolds = recordsOf(0, await fetchAllBatches(b.port, 'orders', 0, 0));
+    assert.equal(kafkaHolds.length, 3);
+    const got = await spark.objects('SELECT kafka.offset AS offset, kafka.timestamp AS ts, kafka.key AS key, value FROM floe_token.kafka.orders ORDER BY kafka.offset');
+    assert.deepEqual(
+      got.map((r) => ({ offset: num(r['offset']), us: r['ts'], key: r['key'], value: r['value'] })),
+      kafkaHolds.map((r) => ({ offset: r.offset, us: BigInt(r.timestamp) * 1000n, key: r.key, value: r.value })),
+    );
+    const refused = await spark.sql('SELECT count(*) FROM floe_wrong.kafka.orders').then(
+      () => assert.fail('a wrong token read the table'),
+      (err: Error) => err.message,
+    );
+    seen.push(refused);
+    assert.match(refused, /org\.apache\.iceberg\.exceptions\.NotAuthorizedException: Not authorized: The credentials are not valid/, 'the 401 Floe answers at GET /v1/config');
+    const logged = lines.slice(logFrom);
+    assert.ok(logged.some((l) => l.includes('HTTP authentication failed')), 'the refused token is logged');
+    assertNoSecrets(logged, [issued.access_token, WRONG_TOKEN]);
+  });
+
   await t.test('curl: the schema registry needs a user, and subject <topic>-value follows the topic ACLs', async () => {
     const schema = ['-H', 'content-type: application/vnd.schemaregistry.v1+json', '-d', JSON.stringify({ schema: '{"type":"string"}' })];
     const anonymous = await curl(`${registryUrl}/subjects`);
@@ -256,7 +311,7 @@ test('HTTPS and authentication on the REST catalog, the schema registry and the 
       assert.equal(page.status, 200, `${path}: ${page.body.slice(0, 200)}`);
     }
 
-    const secrets = [...Object.values(PW), issued.access_token, readFileSync(certs.serverKey, 'utf8').split('\n')[1] ?? 'no-key-line'];
+    const secrets = [...Object.values(PW), issued.access_token, WRONG_TOKEN, readFileSync(certs.serverKey, 'utf8').split('\n')[1] ?? 'no-key-line'];
     // Every response but the token endpoint's own answer, which carries the token it issues.
     const responses = seen.filter((s) => !s.includes('"access_token"'));
     assert.equal(responses.length, seen.length - 1);
