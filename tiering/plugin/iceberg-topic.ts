@@ -19,7 +19,7 @@
  * files as before. The delete files replace older ones of the same segment and leave the table with it.
  * Rows of aborted transactions, and of transactions still open, are hidden the same way in the commit that
  * adds their segment (txn-deletes.ts); the topic's first commit after the open ones have ended settles them
- * (settle), whichever partitions it carries.
+ * (txn-settlement.ts), whichever partitions it carries.
  *
  * Compaction (compact) merges runs of small segments of a partition into one segment in a 'replace'
  * snapshot whose summary names the new history (see compaction.ts and compaction-plan.ts); the replaced
@@ -44,9 +44,6 @@ import { FileLeases } from './file-leases.js';
 import { TopicCompaction, type CompactionOutcome, type CompactOptions } from './topic-compaction.js';
 import { deletesOf, HIDDEN_MARK, TopicRunbook, type HideResult, type RollbackResult } from './topic-runbook.js';
 import { isTxnDeletes, isUndecidedDeletes, writeTxnDeletes } from './txn-deletes.js';
-
-/** The broker's view of a partition's transactions over [from, to] (see api.ts TransactionSource). */
-export type PartitionTxnLookup = (partition: number, fromOffset: number, toOffset: number) => Promise<PartitionTransactions | undefined>;
 import {
   COMMITTED_OFFSET_PREFIX,
   SEGMENTS_PREFIX,
@@ -69,6 +66,7 @@ import { DeadLetterTable } from './dead-letter-table.js';
 import type { RegistryReader } from '../typed/value-typer.js';
 import type { TopicTypingSettings } from '../typed/record-typers.js';
 import { hideBelow, rowsBelow, type RowsContext } from './hide-below.js';
+import { settledDeletes, settleSegments, undecidedPartitions, type PartitionTxnLookup, type SettlementContext } from './txn-settlement.js';
 import { maxTimestampOffset, offsetForTimestamp, type TimestampOffset } from './remote-timestamps.js';
 import { checkFieldIds, checkOwnership, FLOE_OWNER, TOPIC_PROPERTY } from './table-checks.js';
 
@@ -76,6 +74,7 @@ export type { CompactionOutcome, CompactOptions } from './topic-compaction.js';
 
 export { FLOE_OWNER, TOPIC_PROPERTY } from './table-checks.js';
 export { deleteFileLocation } from './hide-below.js';
+export type { PartitionTxnLookup } from './txn-settlement.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -280,7 +279,7 @@ export class IcebergTopic {
       const list = byPartition.get(p) ?? [];
       const m = this.manifest(p);
       // Committed segments whose open transactions have ended since get their final deletes in this commit.
-      const settled = await this.settle(p, m.segments, update, txnsOf);
+      const settled = await settleSegments(this.settlementContext(), p, m.segments, update, txnsOf);
       if (list.length === 0) {
         if (settled.changed === 0) continue;
         // Only settled: the partition's committed offset stays, its history names the new delete files.
@@ -313,7 +312,7 @@ export class IcebergTopic {
           // Copied while a transaction in it was open: if it has ended since (its marker may be in a segment of
           // this very commit), the segment goes in with its final deletes; the undecided ones were never
           // committed and are deleted once this commit lands.
-          const final = await this.settledDeletes(p, s, dataFiles, txnsOf);
+          const final = await settledDeletes(this.settlementContext(), p, s, dataFiles, txnsOf);
           if (final !== undefined) {
             dropped.push(...aborted.map((d) => d.file_path));
             aborted = final;
@@ -393,58 +392,19 @@ export class IcebergTopic {
     return true;
   }
 
-  /**
-   * Settles the undecided segments of partition `p` (txn-deletes.ts) the last stable offset has passed:
-   * into `update`, each one's `-open-txns` delete files are removed and the final ones (aborted rows only,
-   * if any) added. Returns the segments as they are after the update and how many files it changes. The
-   * removed files stay in storage for the older snapshots that name them (a reader may be planning from one
-   * now); snapshot expiry deletes them with those snapshots.
-   */
-  private async settle(p: number, segments: readonly SegmentEntry[], update: SnapshotUpdate, txnsOf: PartitionTxnLookup | undefined): Promise<{ segments: SegmentEntry[]; changed: number }> {
-    const out: SegmentEntry[] = [];
-    let changed = 0;
-    for (const s of segments) {
-      const undecided = (s.deleteFiles ?? []).filter(isUndecidedDeletes);
-      const txns = undecided.length === 0 || txnsOf === undefined ? undefined : await txnsOf(p, s.baseOffset, s.lastOffset);
-      if (txns === undefined || txns.lastStableOffset <= s.lastOffset) {
-        out.push(s);
-        continue;
-      }
-      const tuples = await this.partitionTuples(p, s);
-      const dataFiles = s.dataFiles.map((f) => {
-        const partition = tuples.get(f);
-        if (partition === undefined) throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${p}: data file ${f} of segment ${s.baseOffset}..${s.lastOffset} is not live in the table; re-tier the partition`);
-        return { file_path: f, partition };
-      });
-      const { deletes } = await writeTxnDeletes(this.io, this.table.location, { lastOffset: s.lastOffset, dataFiles, indexFiles: s.indexFiles }, txns);
-      for (const f of undecided) update.deleteFile(f);
-      for (const d of deletes) update.addDeleteFile(d);
-      changed += undecided.length + deletes.length;
-      const { deleteFiles: _old, ...rest } = s;
-      const kept = [...(s.deleteFiles ?? []).filter((f) => !isUndecidedDeletes(f)), ...deletes.map((d) => d.file_path)];
-      out.push(kept.length > 0 ? { ...rest, deleteFiles: kept } : rest);
-    }
-    return { segments: out, changed };
-  }
-
-  /**
-   * The final transactional deletes of a copied, uncommitted segment whose undecided ones were written while
-   * a transaction in it was open, once the last stable offset has passed it; undefined while it has not.
-   */
-  private async settledDeletes(p: number, s: RemoteLogSegmentMetadata, dataFiles: readonly DataFile[], txnsOf: PartitionTxnLookup | undefined): Promise<DataFile[] | undefined> {
-    const txns = txnsOf === undefined ? undefined : await txnsOf(p, s.baseOffset, s.lastOffset);
-    if (txns === undefined || txns.lastStableOffset <= s.lastOffset) return undefined;
-    return (await writeTxnDeletes(this.io, this.table.location, { lastOffset: s.lastOffset, dataFiles, indexFiles: s.indexFiles }, txns)).deletes;
-  }
-
   /** Partitions with a committed segment whose rows of open transactions are hidden until they end. */
   private undecidedPartitions(): number[] {
-    return [...this.manifests.values()].filter((m) => m.segments.some((s) => (s.deleteFiles ?? []).some(isUndecidedDeletes))).map((m) => m.partition);
+    return undecidedPartitions(this.manifests.values());
   }
 
-  /** Whether some committed rows wait for the end of their transaction (see settle). */
+  /** Whether some committed rows wait for the end of their transaction (see txn-settlement.ts). */
   get hasUndecided(): boolean {
     return this.undecidedPartitions().length > 0;
+  }
+
+  /** What txn-settlement.ts needs of this topic. */
+  private settlementContext(): SettlementContext {
+    return { topic: this.topic, io: this.io, tableLocation: this.table.location, partitionTuples: (p, s) => this.partitionTuples(p, s) };
   }
 
   private forget(byPartition: Map<number, RemoteLogSegmentMetadata[]>): void {
