@@ -4,30 +4,21 @@
 // and snapshot expiry; Kafka reads from the table still return the aborted records. The rows of a transaction
 // still open when its segment is tiered are hidden too, and settled by a later commit once it has ended. A
 // segment waits (NOT_STABLE) for the broker's transaction state without counting as a failure.
+import { writeFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DuckDBInstance } from '@duckdb/node-api';
-import { icebergRead } from 'icebird';
-import { WarehouseCatalog } from '../../../iceberg/catalog/warehouse.js';
-import { LocalFileIO } from '../../../iceberg/io/local.js';
 import { Table } from '../../../iceberg/table.js';
 import { controlMarkerRecord, decodeRecordBatch, encodeRecordBatch } from '../../../protocol/record-batch/record-batch.js';
 import { iterateBatches } from '../../../protocol/record-batch/batches.js';
-import type { AbortedTransaction, LogSegmentData, PartitionTransactions, TopicTieringConfig } from '../../../tiering/plugin/api.js';
+import type { AbortedTransaction, LogSegmentData, PartitionTransactions } from '../../../tiering/plugin/api.js';
 import { TieringError } from '../../../tiering/plugin/api.js';
-import { ConvertCodec } from '../../../tiering/plugin/convert-codec.js';
 import { IcebergTieringPlugin } from '../../../tiering/plugin/iceberg-tiering.js';
 import { TieringScheduler } from '../../../tiering/plugin/scheduler.js';
 import { txnRows, isTxnDeletes } from '../../../tiering/plugin/txn-deletes.js';
 import type { IndexedBatch, SegmentIndex } from '../../../tiering/offset-index/format.js';
-import { installWarehouseFetch } from '../../helpers/file-fetch.js';
+import { tableKeys, TOPIC, txnEnv } from './txn-fixture.js';
 
-const TOPIC = 'txns';
-const CONFIG: TopicTieringConfig = { enabled: true, namespace: ['kafka'], commitIntervalMs: 60_000, retentionMs: Infinity, retentionBytes: Infinity };
 
 function batch(baseOffset: number, producerId: bigint, firstRow: number, count: number, attributes: number): IndexedBatch {
   return { baseOffset: BigInt(baseOffset), lastOffsetDelta: count - 1, recordsCount: count, attributes, partitionLeaderEpoch: 0, baseTimestamp: 0n, maxTimestamp: 0n, producerId, producerEpoch: 0, baseSequence: 0, firstRow, recordsBytes: 0, originalSize: 0, stored: attributes & 0x20 ? Buffer.alloc(1) : null };
@@ -58,26 +49,6 @@ test('txnRows: the rows of transactional batches of aborted transactions, merged
   // Adjacent aborted batches make one range.
   assert.deepEqual(txnRows({ ...index, batches: [batch(0, 1n, 0, 2, 0x10), batch(2, 1n, 2, 3, 0x10)] }, aborted), [{ start: 0, end: 5 }]);
 });
-
-interface Env {
-  readonly dir: string;
-  readonly plugin: IcebergTieringPlugin;
-  readonly catalog: WarehouseCatalog;
-  readonly io: LocalFileIO;
-}
-
-async function env(t: { after: (fn: () => Promise<void> | void) => void }, source: (from: number, to: number) => PartitionTransactions): Promise<Env> {
-  const dir = await mkdtemp(join(tmpdir(), 'floe-txn-deletes-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const warehouse = pathToFileURL(join(dir, 'warehouse')).href;
-  const io = new LocalFileIO({ root: warehouse, fsync: false });
-  const catalog = new WarehouseCatalog({ io, warehouse });
-  const plugin = new IcebergTieringPlugin({ catalog, io, codec: new ConvertCodec(), retryBaseMs: 1, retryMaxMs: 5, stableRetryMs: 1, waitForTransactions: true });
-  t.after(() => plugin.close());
-  plugin.attachTransactions(async (_tp, from, to) => source(from, to));
-  await plugin.configureTopic(TOPIC, CONFIG);
-  return { dir, plugin, catalog, io };
-}
 
 interface Written {
   readonly segment: LogSegmentData;
@@ -122,40 +93,6 @@ async function txnSegment(dir: string, base: number, txns: number, abort: (n: nu
   return { segment: { topic: TOPIC, partition: 0, baseOffset: base, lastOffset: offset - 1, path, sizeInBytes: bytes.length, maxTimestamp: 1_700_000_000_000 + offset }, committed, aborted, all };
 }
 
-/** A key as icebird hands it out: bytes, sometimes wrapped in a one-element array (see test/tiering/e2e/table-readers.ts). */
-function icebirdKey(v: unknown): string {
-  if (Array.isArray(v) && v.length === 1) return icebirdKey(v[0]);
-  if (v instanceof Uint8Array) return Buffer.from(v).toString();
-  if (typeof v === 'string') return v;
-  throw new Error(`icebird key is neither bytes nor a string: ${typeof v}`);
-}
-
-/** Keys of the table's rows by DuckDB, position deletes applied, and by icebird. */
-async function tableKeys(e: Env): Promise<{ duckdb: string[]; icebird: string[] }> {
-  const table = await Table.load(e.catalog, { namespace: ['kafka'], name: TOPIC }, e.io);
-  const live = await table.files();
-  const files = live.dataFiles.map((f) => `'${fileURLToPath(f.data_file.file_path)}'`).join(', ');
-  const deletes = live.deleteFiles.map((f) => `'${fileURLToPath(f.data_file.file_path)}'`).join(', ');
-  const db = await DuckDBInstance.create(':memory:');
-  const conn = await db.connect();
-  try {
-    const hidden = deletes === '' ? '' : `anti join (select file_path, pos from read_parquet([${deletes}])) d on d.file_path = 'file://' || t.filename and d.pos = t.file_row_number`;
-    const rows = (await conn.runAndReadAll(`select decode(kafka.key) as k from read_parquet([${files}], filename = true, file_row_number = true) t ${hidden}`)).getRowObjectsJson();
-    const restore = installWarehouseFetch(e.io);
-    try {
-      const loc = table.metadataLocation;
-      const ice = await icebergRead({ tableUrl: table.location, metadataFileName: loc.slice(loc.lastIndexOf('/') + 1) });
-      return { duckdb: rows.map((r) => String(r['k'])).sort(), icebird: ice.map((r) => icebirdKey((r['kafka'] as { key: unknown }).key)).sort() };
-    } finally {
-      restore();
-    }
-  } finally {
-    conn.closeSync();
-    db.closeSync();
-  }
-}
-
-/** Keys of the data records a Kafka read of the table returns from `from`, in offset order. */
 async function kafkaKeys(plugin: IcebergTieringPlugin, from: number, to: number): Promise<string[]> {
   const out: string[] = [];
   for (let offset = from; offset <= to; ) {
@@ -173,7 +110,7 @@ async function kafkaKeys(plugin: IcebergTieringPlugin, from: number, to: number)
 test('aborted rows are hidden in the commit that adds them, and stay hidden through compaction, DeleteRecords and expiry; Kafka reads still get them', async (t) => {
   const aborted: AbortedTransaction[] = [];
   let logEnd = 0;
-  const e = await env(t, (from, to) => ({ lastStableOffset: logEnd, aborted: aborted.filter((a) => a.lastOffset >= from && a.firstOffset <= to), open: [] }));
+  const e = await txnEnv(t, (_p, from, to) => ({ lastStableOffset: logEnd, aborted: aborted.filter((a) => a.lastOffset >= from && a.firstOffset <= to), open: [] }));
   const segs: Written[] = [];
   let base = 0;
   for (let i = 0; i < 5; i++) {
@@ -237,7 +174,7 @@ async function writeSegment(dir: string, base: number, items: readonly Item[]): 
 for (const outcome of ['commit', 'abort'] as const) {
   test(`a transaction open when its segment is tiered hides only its own rows; once it ends (${outcome}) the next commit settles them`, async (t) => {
     let state: PartitionTransactions = { lastStableOffset: 2, aborted: [], open: [{ producerId: 2n, firstOffset: 2 }] };
-    const e = await env(t, () => state);
+    const e = await txnEnv(t, () => state);
     // Producer 1's transaction commits inside the first segment; producer 2's is still open when it is tiered.
     const first = await writeSegment(e.dir, 0, [{ pid: 1n, keys: ['a1', 'a2'] }, { pid: 2n, keys: ['o1', 'o2'] }, { pid: -1n, keys: ['p1'] }, { marker: 1n, kind: 'commit' }]);
     e.plugin.segmentClosed(first);
