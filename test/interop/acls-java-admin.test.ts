@@ -9,17 +9,13 @@
 // - alice may not describe or create ACLs (ClusterAuthorizationException);
 // - deleteAcls answers, per filter, the bindings it removed, and the access they gave is gone.
 import assert from 'node:assert/strict';
-import { rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import kafkajsModule from 'kafkajs';
-import { Kafka, logLevel } from 'kafkajs';
-import { startBroker, tempDir, type TestBroker } from '../helpers/broker.js';
 import { assertNoSecrets, captureAdminPages } from '../helpers/secrets.js';
-import { JavaClient, JavaClientError } from './clients/java.js';
+import { JavaClientError, type JavaClient } from './clients/java.js';
+import { javaAs, kafkajsAs, PW, startAclBroker, type AclUser } from './acl-broker.js';
 
 const { AclOperationTypes: Op, AclPermissionTypes: Perm, AclResourceTypes: Res, ResourcePatternTypes: Pat } = kafkajsModule;
-const PW = { admin: 'admin-Pw-e91d', alice: 'alice-Pw-3f0c' };
 
 /** A binding as AclOps.java reads and writes it: Kafka's enum names. */
 interface Binding {
@@ -51,33 +47,15 @@ async function rejectsWith(p: Promise<unknown>, errorClass: string): Promise<voi
   });
 }
 
-async function javaAs(t: { after(fn: () => unknown): void }, b: TestBroker, dir: string, user: keyof typeof PW): Promise<JavaClient> {
-  const props = join(dir, `${user}.properties`);
-  await writeFile(props, ['security.protocol=SASL_PLAINTEXT', 'sasl.mechanism=PLAIN', `sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="${user}" password="${PW[user]}";`].join('\n') + '\n');
-  const java = new JavaClient(`127.0.0.1:${b.broker.listenerPort('SASL_PLAINTEXT')}`, props);
-  t.after(() => java.close());
-  return java;
-}
-
 test("ACLs created, described and deleted with Kafka's Java AdminClient, and what they grant", { timeout: 300_000 }, async (t) => {
-  const dir = await tempDir('floe-acls-java-');
-  const lines: string[] = [];
-  const jaas = `org.apache.kafka.common.security.plain.PlainLoginModule required user_admin="${PW.admin}" user_alice="${PW.alice}";`;
-  const b = await startBroker(
-    ['--listeners=SASL_PLAINTEXT://127.0.0.1:0', `--sasl.plain.jaas.config=${jaas}`, '--authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer', '--super.users=User:admin', '--connection.failed.authentication.delay.ms=0'],
-    { log: (l) => lines.push(l) },
-  );
-  t.after(async () => {
-    await b.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
-  const kafka = (user: keyof typeof PW) =>
-    new Kafka({ clientId: `acls-java-${user}`, brokers: [`127.0.0.1:${b.broker.listenerPort('SASL_PLAINTEXT')}`], logLevel: logLevel.NOTHING, retry: { retries: 1 }, sasl: { mechanism: 'plain', username: user, password: PW[user] } });
+  const broker = await startAclBroker(t, 'acls-java');
+  const { b, lines } = broker;
+  const kafka = (user: AclUser) => kafkajsAs(broker, user, `acls-java-${user}`, 1);
   const check = kafka('admin').admin();
   await check.connect();
   t.after(() => check.disconnect());
-  const admin = await javaAs(t, b, dir, 'admin');
-  const java = await javaAs(t, b, dir, 'alice');
+  const admin = await javaAs(t, broker, 'admin');
+  const java = await javaAs(t, broker, 'alice');
 
   for (const topic of ['orders-eu', 'orders-us', 'other']) await admin.createTopic(topic, 1);
   const records = ['r0', 'r1'].map((v) => ({ partition: 0, key: null, value: Buffer.from(v), headers: [] }));

@@ -8,28 +8,21 @@
 // Every client consumes in a group of its own (alice-<client>), as an application would; none reads a record.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import kafkajsModule from 'kafkajs';
-import { Kafka, logLevel } from 'kafkajs';
-import { startBroker, tempDir, type TestBroker } from '../helpers/broker.js';
 import { venvPython } from '../helpers/peers.js';
 import { assertNoSecrets, captureAdminPages } from '../helpers/secrets.js';
-import { JavaClient, JavaClientError } from './clients/java.js';
+import { JavaClientError } from './clients/java.js';
+import { javaAs, kafkajsAs, PW, startAclBroker, type AclUser } from './acl-broker.js';
 
 const { AclOperationTypes: Op, AclPermissionTypes: Perm, AclResourceTypes: Res, ResourcePatternTypes: Pat } = kafkajsModule;
 const run = promisify(execFile);
-const PW = { admin: 'admin-Pw-0c7f', alice: 'alice-Pw-5ab2' };
 const TOPICS = ['secret', 'described'] as const;
 const DRIVER = fileURLToPath(new URL('./python/read_refused.py', import.meta.url));
 const TIMEOUT = 90_000;
 
-const kafkajs = (b: TestBroker, user: keyof typeof PW) =>
-  new Kafka({ clientId: `read-refused-${user}`, brokers: [bootstrap(b)], logLevel: logLevel.NOTHING, retry: { retries: 0 }, sasl: { mechanism: 'plain', username: user, password: PW[user] } });
-const bootstrap = (b: TestBroker) => `127.0.0.1:${b.broker.listenerPort('SASL_PLAINTEXT')}`;
 
 /** What read_refused.py printed for one Python client reading `topic` in the group as alice. */
 async function python(client: 'confluent' | 'kafka-python', cfg: Record<string, unknown>, topic: string): Promise<string> {
@@ -39,34 +32,23 @@ async function python(client: 'confluent' | 'kafka-python', cfg: Record<string, 
 }
 
 test('without Read on a topic, the Java consumer, kafka-python, confluent-kafka-python, kcat and kafkajs are each refused with TOPIC_AUTHORIZATION_FAILED', { timeout: 300_000 }, async (t) => {
-  const dir = await tempDir('floe-read-refused-');
-  const lines: string[] = [];
-  const jaas = `org.apache.kafka.common.security.plain.PlainLoginModule required user_admin="${PW.admin}" user_alice="${PW.alice}";`;
-  const b = await startBroker(
-    ['--listeners=SASL_PLAINTEXT://127.0.0.1:0', `--sasl.plain.jaas.config=${jaas}`, '--authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer', '--super.users=User:admin', '--connection.failed.authentication.delay.ms=0'],
-    { log: (l) => lines.push(l) },
-  );
-  t.after(async () => {
-    await b.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
-  const admin = kafkajs(b, 'admin').admin();
+  const broker = await startAclBroker(t, 'read-refused');
+  const { b, lines } = broker;
+  const kafkajs = (user: AclUser) => kafkajsAs(broker, user, `read-refused-${user}`, 0);
+  const admin = kafkajs('admin').admin();
   await admin.connect();
   t.after(() => admin.disconnect());
   await admin.createTopics({ waitForLeaders: true, topics: TOPICS.map((topic) => ({ topic, numPartitions: 1 })) });
   const grant = (resourceType: number, resourceName: string, resourcePatternType: number, operation: number) => ({ resourceType, resourceName, resourcePatternType, principal: 'User:alice', host: '*', operation, permissionType: Perm.ALLOW });
   await admin.createAcls({ acl: [grant(Res.GROUP, 'alice-', Pat.PREFIXED, Op.READ), grant(Res.TOPIC, 'described', Pat.LITERAL, Op.DESCRIBE)] });
-  const producer = kafkajs(b, 'admin').producer();
+  const producer = kafkajs('admin').producer();
   await producer.connect();
   for (const topic of TOPICS) await producer.send({ topic, messages: [{ value: 'not-for-alice' }, { value: 'nor-this' }] });
   await producer.disconnect();
   const denied = () => lines.filter((l) => l.includes('authorization denied') && l.includes('"principal":"User:alice"'));
 
   await t.test('Java consumer: TopicAuthorizationException from poll', async () => {
-    const props = join(dir, 'alice.properties');
-    await writeFile(props, ['security.protocol=SASL_PLAINTEXT', 'sasl.mechanism=PLAIN', `sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" password="${PW.alice}";`].join('\n') + '\n');
-    const java = new JavaClient(bootstrap(b), props);
-    t.after(() => java.close());
+    const java = await javaAs(t, broker, 'alice');
     for (const topic of TOPICS) {
       await assert.rejects(java.call('subscribe_poll', { topic, group: 'alice-java', count: 1 }), (e: unknown) => {
         assert.ok(e instanceof JavaClientError, String(e));
@@ -80,7 +62,7 @@ test('without Read on a topic, the Java consumer, kafka-python, confluent-kafka-
   });
 
   await t.test('kafka-python: TopicAuthorizationFailedError, once Metadata lets it reach Fetch', async () => {
-    const cfg = { bootstrap_servers: bootstrap(b), security_protocol: 'SASL_PLAINTEXT', sasl_mechanism: 'PLAIN', sasl_plain_username: 'alice', sasl_plain_password: PW.alice, group_id: 'alice-kafka-python' };
+    const cfg = { bootstrap_servers: broker.bootstrap, security_protocol: 'SASL_PLAINTEXT', sasl_mechanism: 'PLAIN', sasl_plain_username: 'alice', sasl_plain_password: PW.alice, group_id: 'alice-kafka-python' };
     assert.equal(await python('kafka-python', cfg, 'described'), 'TOPIC_AUTHORIZATION_FAILED');
     // kafka-python 2.0.2 does not raise a Metadata refusal to its user: ClusterMetadata logs "Topic secret is
     // not authorized for this client" and the coordinator's metadata listener raises inside the client's
@@ -91,7 +73,7 @@ test('without Read on a topic, the Java consumer, kafka-python, confluent-kafka-
   });
 
   await t.test('confluent-kafka-python: a TOPIC_AUTHORIZATION_FAILED error from poll', async () => {
-    const cfg = { 'bootstrap.servers': bootstrap(b), 'security.protocol': 'SASL_PLAINTEXT', 'sasl.mechanisms': 'PLAIN', 'sasl.username': 'alice', 'sasl.password': PW.alice, 'group.id': 'alice-confluent' };
+    const cfg = { 'bootstrap.servers': broker.bootstrap, 'security.protocol': 'SASL_PLAINTEXT', 'sasl.mechanisms': 'PLAIN', 'sasl.username': 'alice', 'sasl.password': PW.alice, 'group.id': 'alice-confluent' };
     for (const topic of TOPICS) assert.equal(await python('confluent', cfg, topic), 'TOPIC_AUTHORIZATION_FAILED', topic);
   });
 
@@ -99,7 +81,7 @@ test('without Read on a topic, the Java consumer, kafka-python, confluent-kafka-
     const sasl = ['-X', 'security.protocol=SASL_PLAINTEXT', '-X', 'sasl.mechanisms=PLAIN', '-X', 'sasl.username=alice', '-X', `sasl.password=${PW.alice}`];
     for (const topic of TOPICS) {
       // In a balanced consumer group (-G), as the other clients read; kcat exits on the error with -e.
-      await assert.rejects(run('kcat', ['-q', '-b', bootstrap(b), ...sasl, '-G', 'alice-kcat', '-o', 'beginning', '-e', topic], { timeout: TIMEOUT }), (err: Error & { stderr?: string; stdout?: string }) => {
+      await assert.rejects(run('kcat', ['-q', '-b', broker.bootstrap, ...sasl, '-G', 'alice-kcat', '-o', 'beginning', '-e', topic], { timeout: TIMEOUT }), (err: Error & { stderr?: string; stdout?: string }) => {
         assert.match(err.stderr ?? '', /authorization failed/i, topic);
         assert.doesNotMatch(err.stdout ?? '', /not-for-alice/);
         return true;
@@ -109,7 +91,7 @@ test('without Read on a topic, the Java consumer, kafka-python, confluent-kafka-
 
   await t.test('kafkajs: a consumer is refused with type TOPIC_AUTHORIZATION_FAILED', async () => {
     for (const topic of TOPICS) {
-      const consumer = kafkajs(b, 'alice').consumer({ groupId: 'alice-kafkajs', retry: { retries: 0 } });
+      const consumer = kafkajs('alice').consumer({ groupId: 'alice-kafkajs', retry: { retries: 0 } });
       await consumer.connect();
       try {
         const refused = new Promise<Error & { type?: string }>((resolve) => consumer.on(consumer.events.CRASH, (e) => resolve(e.payload.error)));
