@@ -19,14 +19,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
 import { spawnBroker, tempDir, type BrokerProcess } from '../../helpers/broker.js';
 import { motoPython } from '../../helpers/peers.js';
 import { startMotoS3Server } from '../../helpers/s3-server.js';
 import { kcatRead, loadTable, waitFor } from '../../helpers/tiered-table.js';
-import { ChildRunner, assertSameRows, committedOffsets, loadExternal, pyicebergRows, waitForTable } from './external.js';
+import { ChildRunner, assertSameRows, localStart, stopBroker, committedOffsets, loadExternal, pyicebergRows, waitForTable } from './external.js';
 import type { ExternalCatalogServer } from './iceberg-rest-server.js';
 import type { S3TestServer } from '../../helpers/s3-server.js';
 import { CatalogError } from '../../../iceberg/catalog/catalog.js';
@@ -37,17 +37,6 @@ import { packageJars, readSparkReadme, sessionConf } from '../engines/readme-spa
 
 const PARTITIONS = 2;
 const BUCKET = 'lake';
-
-async function stopBroker(b: BrokerProcess): Promise<void> {
-  if (b.child.exitCode !== null || b.child.signalCode !== null) return;
-  b.child.kill('SIGTERM');
-  await b.exited;
-}
-
-async function localStart(logDir: string, topic: string, partition: number): Promise<number> {
-  const names = (await readdir(join(logDir, `${topic}-${partition}`))).filter((n) => n.endsWith('.log'));
-  return Math.min(...names.map((n) => Number(n.slice(0, -4))));
-}
 
 async function metricsText(b: BrokerProcess): Promise<string> {
   assert.ok(b.adminUrl, 'the admin port runs');

@@ -5,9 +5,12 @@
  * pyiceberg reading the table through the external catalog (test/interop/engines/pyiceberg_driver.py).
  */
 import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseJson } from '../../../iceberg/json.js';
 import { venvPython } from '../../helpers/peers.js';
+import type { BrokerProcess } from '../../helpers/broker.js';
 import type { S3TestServer } from '../../helpers/s3-server.js';
 import { latestProperty, waitFor } from '../../helpers/tiered-table.js';
 import { ChildRunner } from '../clients/process.js';
@@ -15,8 +18,11 @@ import type { ExternalCatalogServer } from './iceberg-rest-server.js';
 
 const DRIVER = fileURLToPath(new URL('../engines/pyiceberg_driver.py', import.meta.url));
 
-/** Broker flags: data files in `s3://<bucket>/wh`, tables registered in `catalog` (OAuth2 client credentials). */
-export function externalCatalogFlags(s3: S3TestServer, catalog: ExternalCatalogServer, bucket: string): string[] {
+/**
+ * Broker flags: data files in `s3://<bucket>/wh`, tables registered in the catalog at `catalog` (its uri, or a
+ * proxy's), authenticated by `auth` (default: OAuth2 client credentials).
+ */
+export function externalCatalogFlags(s3: S3TestServer, catalog: { readonly uri: string }, bucket: string, auth: readonly string[] = ['--iceberg.catalog.credential=floe:floe-secret']): string[] {
   return [
     `--iceberg.warehouse=s3://${bucket}/wh`,
     `--iceberg.s3.endpoint=${s3.endpoint}`,
@@ -26,8 +32,21 @@ export function externalCatalogFlags(s3: S3TestServer, catalog: ExternalCatalogS
     `--iceberg.s3.secret.access.key=${s3.credentials.secretAccessKey}`,
     '--iceberg.catalog.type=rest',
     `--iceberg.catalog.uri=${catalog.uri}`,
-    '--iceberg.catalog.credential=floe:floe-secret',
+    ...auth,
   ];
+}
+
+/** Stops a broker process with SIGTERM, unless it has ended already. */
+export async function stopBroker(b: BrokerProcess): Promise<void> {
+  if (b.child.exitCode !== null || b.child.signalCode !== null) return;
+  b.child.kill('SIGTERM');
+  await b.exited;
+}
+
+/** The base offset of a partition's oldest local segment: above 0 once segments were handed off to the table. */
+export async function localStart(logDir: string, topic: string, partition: number): Promise<number> {
+  const names = (await readdir(join(logDir, `${topic}-${partition}`))).filter((n) => n.endsWith('.log'));
+  return Math.min(...names.map((n) => Number(n.slice(0, -4))));
 }
 
 /** The table's LoadTableResult from the external catalog itself, undefined when it has no such table. */

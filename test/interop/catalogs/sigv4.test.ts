@@ -13,16 +13,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import kafkajs from 'kafkajs';
-import { spawnBroker, tempDir, type BrokerProcess } from '../../helpers/broker.js';
+import { spawnBroker, tempDir } from '../../helpers/broker.js';
 import { motoPython } from '../../helpers/peers.js';
 import { startMotoS3Server } from '../../helpers/s3-server.js';
 import { kcatRead, loadTable, waitFor } from '../../helpers/tiered-table.js';
-import { ChildRunner, assertSameRows, loadExternal, pyicebergRows, waitForTable } from './external.js';
+import { ChildRunner, assertSameRows, externalCatalogFlags, localStart, stopBroker, loadExternal, pyicebergRows, waitForTable } from './external.js';
 import { startIcebergRestServer } from './iceberg-rest-server.js';
 import { CatalogError } from '../../../iceberg/catalog/catalog.js';
 import { RestCatalogClient } from '../../../iceberg/catalog/rest-client.js';
@@ -78,17 +78,6 @@ async function startProxy(upstream: string): Promise<SigV4Proxy> {
   };
 }
 
-async function stopBroker(b: BrokerProcess): Promise<void> {
-  if (b.child.exitCode !== null || b.child.signalCode !== null) return;
-  b.child.kill('SIGTERM');
-  await b.exited;
-}
-
-async function localStart(logDir: string, topic: string, partition: number): Promise<number> {
-  const names = (await readdir(join(logDir, `${topic}-${partition}`))).filter((n) => n.endsWith('.log'));
-  return Math.min(...names.map((n) => Number(n.slice(0, -4))));
-}
-
 test('SigV4 towards an external REST catalog: a verifying proxy (botocore) refuses a wrong secret, tiering waits, then catches up', { timeout: 300_000 }, async (t) => {
   const root = await tempDir('floe-sigv4-');
   const s3 = await startMotoS3Server({ bucket: BUCKET, python: motoPython() });
@@ -99,20 +88,14 @@ test('SigV4 towards an external REST catalog: a verifying proxy (botocore) refus
   const logDir = join(root, 'log');
   const flags = (secret: string) => [
     '--remote.log.storage.system.enable=true',
-    `--iceberg.warehouse=s3://${BUCKET}/wh`,
-    `--iceberg.s3.endpoint=${s3.endpoint}`,
-    `--iceberg.s3.region=${s3.region}`,
-    '--iceberg.s3.path.style.access=true',
-    `--iceberg.s3.access.key.id=${s3.credentials.accessKeyId}`,
-    `--iceberg.s3.secret.access.key=${s3.credentials.secretAccessKey}`,
-    '--iceberg.catalog.type=rest',
-    `--iceberg.catalog.uri=${proxy.uri}`,
-    `--iceberg.catalog.token=${BEARER}`,
-    '--iceberg.catalog.sigv4.enabled=true',
-    `--iceberg.catalog.signing.region=${REGION}`,
-    `--iceberg.catalog.access.key.id=${KEY_ID}`,
-    `--iceberg.catalog.secret.access.key=${secret}`,
-    `--iceberg.catalog.session.token=${SESSION_TOKEN}`,
+    ...externalCatalogFlags(s3, proxy, BUCKET, [
+      `--iceberg.catalog.token=${BEARER}`,
+      '--iceberg.catalog.sigv4.enabled=true',
+      `--iceberg.catalog.signing.region=${REGION}`,
+      `--iceberg.catalog.access.key.id=${KEY_ID}`,
+      `--iceberg.catalog.secret.access.key=${secret}`,
+      `--iceberg.catalog.session.token=${SESSION_TOKEN}`,
+    ]),
     '--iceberg.rest.port=0',
     '--iceberg.rest.host=127.0.0.1',
     '--log.retention.check.interval.ms=200',
