@@ -82,6 +82,9 @@ export function topicTieringConfig(overrides: Readonly<Record<string, string>>, 
       minInputFiles: n('iceberg.compaction.min.input.files'),
       targetFileSizeBytes: n('iceberg.compaction.target.file.size.bytes') > 0 ? n('iceberg.compaction.target.file.size.bytes') : undefined,
     },
+    ...(eff.get('iceberg.upsert.enabled')?.value === 'true'
+      ? { upsert: { cdc: eff.get('iceberg.upsert.cdc.format')?.value === 'debezium' ? ('debezium' as const) : ('none' as const), orderField: eff.get('iceberg.upsert.order.field')?.value || undefined } }
+      : {}),
     ...(value !== undefined || key !== undefined
       ? {
           typed: {

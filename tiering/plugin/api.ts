@@ -161,7 +161,15 @@ export interface TopicTieringConfig {
    * from the schema registry's schemas; absent: `key_value` rows with binary keys.
    */
   readonly typed?: TopicTypingSettings;
+  /**
+   * `iceberg.upsert.enabled`, with `iceberg.upsert.cdc.format` and `iceberg.upsert.order.field`: the topic
+   * also has the `<table>_latest` upsert table (one row per key, sharing the topic table's data files); absent: none.
+   */
+  readonly upsert?: UpsertSettings;
 }
+
+export type { UpsertSettings } from './latest/latest-table.js';
+import type { UpsertSettings } from './latest/latest-table.js';
 
 export type { RegistryReader, RegistrySchema, TypedKeyMode, TypedKeySettings, TypedTableMode, TypedValueSettings } from '../typed/value-typer.js';
 export type { TopicTypingSettings } from '../typed/record-typers.js';
@@ -200,6 +208,8 @@ export interface TieringObserver {
    * went to the dead-letter table or were only counted).
    */
   valuesTyped?(event: { readonly topic: string; readonly exact: number; readonly rawKept: number; readonly deadLetters: Readonly<Record<string, number>>; readonly action: 'dlq_table' | 'drop' }): void;
+  /** The `_latest` upsert table caught up with a commit of the topic table: rows read and hidden, partitions rebuilt. */
+  upsertSynced?(event: { readonly topic: string; readonly rowsRead: number; readonly rowsHidden: number; readonly rebuilt: number; readonly seconds: number }): void;
 }
 
 /** A topic's tiering backlog (see TieringPlugin.backlogs). */

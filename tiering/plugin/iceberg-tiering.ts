@@ -223,6 +223,11 @@ export class IcebergTieringPlugin implements TieringPlugin {
     const table = (sameTable ? entry.table : undefined) ?? await IcebergTopic.open({ catalog: this.options.catalog, io: this.options.io, codec: this.options.codec, topic, namespace: config.namespace, tableName: config.tableName, leases: this.leases, ...(this.options.checkLocation ? { checkLocation: this.options.checkLocation } : {}) });
     this.topics.set(topic, { config, table });
     table.configureTyping(config.typed, () => this.registry, this.options.catalog, { observer: this.options.observer, onWarn: this.options.onWarn });
+    table.upsertReport = {
+      synced: (_id, r, seconds) => this.options.observer?.upsertSynced?.({ topic, rowsRead: r.rowsRead, rowsHidden: r.rowsHidden, rebuilt: r.rebuilt, seconds }),
+      failed: (id, err) => this.options.onWarn?.(`the upsert table ${[...id.namespace, id.name].join('.')} of topic ${topic} could not catch up with its topic table; it is retried after the topic's next table operation: ${err instanceof Error ? err.message : String(err)}`, { topic }),
+    };
+    await table.configureUpsert(config.upsert, this.options.catalog);
     table.onCommitted = (partitions) => {
       for (const p of partitions) this.requestCompaction(topic, p);
       this.scheduleSettle(topic);
@@ -324,7 +329,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
     this.compactor.forgetTopic(topic);
     await entry?.table?.retire();
     if (entry?.table !== undefined) this.stats.forget(entry.table.tableLocation);
-    if (options.dropTable) await IcebergTopic.drop({ catalog: this.options.catalog, topic, namespace: entry?.config.namespace ?? ['kafka'], tableName: entry?.config.tableName, table: entry?.table });
+    if (options.dropTable) await IcebergTopic.drop({ catalog: this.options.catalog, io: this.options.io, topic, namespace: entry?.config.namespace ?? ['kafka'], tableName: entry?.config.tableName, table: entry?.table });
   }
 
   async deleteRecordsBefore(tp: TopicPartitionId, offset: number): Promise<number | undefined> {

@@ -69,6 +69,8 @@ import { hideBelow, rowsBelow, type RowsContext } from './hide-below.js';
 import { settledDeletes, settleSegments, undecidedPartitions, type PartitionTxnLookup, type SettlementContext } from './txn-settlement.js';
 import { maxTimestampOffset, offsetForTimestamp, type TimestampOffset } from './remote-timestamps.js';
 import { checkFieldIds, checkOwnership, FLOE_OWNER, TOPIC_PROPERTY } from './table-checks.js';
+import { TopicUpsert, type UpsertReport } from './latest/topic-upsert.js';
+import { LatestTable, type UpsertSettings } from './latest/latest-table.js';
 
 export type { CompactionOutcome, CompactOptions } from './topic-compaction.js';
 
@@ -89,6 +91,10 @@ export class IcebergTopic {
   onCommitted: ((partitions: readonly number[]) => void) | undefined;
   /** Schema table modes: value typing, typed layout and dead letters (topic-typing.ts). */
   readonly typing: TopicTyping;
+  /** The `_latest` upsert table, when `iceberg.upsert.enabled` (latest/topic-upsert.ts). */
+  private upsert: TopicUpsert;
+  /** Told how the upsert table's syncs go (the plugin's metrics and warnings). */
+  upsertReport: UpsertReport = {};
 
   private constructor(
     readonly topic: string,
@@ -126,6 +132,41 @@ export class IcebergTopic {
       rowsBelow: (p, segment, location, index, offset) => rowsBelow(this.rows(), p, segment, location, index, offset),
       partitionTuples: (p, segment) => this.partitionTuples(p, segment),
     });
+    // The upsert table reads the committed history and data files through this source only.
+    this.upsert = new TopicUpsert(
+      {
+        topic,
+        io,
+        codec,
+        tableLocation: table.location,
+        schema: () => this.table.schema(),
+        spec: () => this.codec.partitionSpec(this.table.schema()),
+        partitions: () => this.partitions(),
+        manifest: (p) => this.manifest(p),
+        dataFiles: async () => new Map((await this.table.files()).dataFiles.map((e) => [e.data_file.file_path, e.data_file])),
+      },
+      id,
+      async (f) => {
+        if (!this.leases.inUse(f)) await this.io.delete(f);
+      },
+      {
+        synced: (...a) => this.upsertReport.synced?.(...a),
+        failed: (...a) => this.upsertReport.failed?.(...a),
+      },
+    );
+  }
+
+  /**
+   * Keeps (or, with undefined settings, drops) the topic's `_latest` upsert table (latest/latest-table.ts);
+   * it is synced after each operation on the topic table.
+   */
+  configureUpsert(settings: UpsertSettings | undefined, catalog: Catalog): Promise<void> {
+    return this.serial(() => this.upsert.configure(settings, catalog));
+  }
+
+  /** The upsert table, when the topic has one. */
+  get latestTable(): LatestTable | undefined {
+    return this.upsert.table;
   }
 
   /** Hides offsets [from, to] of a partition from table readers (position deletes; Kafka still reads them). */
@@ -422,7 +463,10 @@ export class IcebergTopic {
    * is reading (file-leases.ts): those stay for orphan file removal, as they would after a crash.
    */
   private async deleteObjects(locations: readonly string[]): Promise<void> {
-    for (const f of locations) if (!this.leases.inUse(f)) await this.io.delete(f).catch(() => undefined);
+    for (const f of locations) {
+      if (this.upsert.holds(f)) this.upsert.defer(f);
+      else if (!this.leases.inUse(f)) await this.io.delete(f).catch(() => undefined);
+    }
   }
 
   /**
@@ -433,7 +477,10 @@ export class IcebergTopic {
   maintain(maintenance: TableMaintenance): Promise<MaintenanceResult> {
     return this.serial(async () => {
       await this.reload();
-      return maintenance.run(this.table);
+      // Data files the upsert table names are the topic table's too: they stay while it does.
+      const result = await maintenance.run(this.table, { held: (f) => this.upsert.holds(f) });
+      await this.upsert.maintain();
+      return result;
     });
   }
 
@@ -623,10 +670,12 @@ export class IcebergTopic {
    * (owned by Floe's tiering and naming this topic). Waits for the table's running operations (compaction
    * included) first.
    */
-  static async drop(options: { catalog: Catalog; topic: string; namespace: readonly string[]; tableName?: string | undefined; table?: IcebergTopic | undefined }): Promise<boolean> {
+  static async drop(options: { catalog: Catalog; io: FileIO; topic: string; namespace: readonly string[]; tableName?: string | undefined; table?: IcebergTopic | undefined }): Promise<boolean> {
     const { catalog, topic, namespace, table } = options;
     const id: TableIdentifier = { namespace, name: options.tableName ?? topic };
     await table?.retire();
+    // The upsert table names the topic table's data files: it goes first (keeping them for the purge below).
+    await LatestTable.drop(catalog, id, topic, options.io);
     if (!(await catalog.tableExists(id))) return false;
     const props = (await catalog.loadTable(id)).metadata.properties;
     if (props[FLOE_OWNER_PROPERTY] !== FLOE_OWNER || props[TOPIC_PROPERTY] !== topic) return false;
@@ -689,9 +738,10 @@ export class IcebergTopic {
     return this.manifest(partition).segments.map((s) => toMetadata(this.topic, partition, s));
   }
 
+  /** Runs `fn` after the topic's other table operations; the upsert table catches up right after it. */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.tail.then(fn);
-    this.tail = run.catch(() => undefined);
+    this.tail = run.catch(() => undefined).then(() => this.upsert.sync());
     return run;
   }
 }

@@ -82,10 +82,11 @@ export class TableMaintenance {
   }
 
   /** Expires snapshots, deletes what only they needed, and now and then removes orphans. Call it serialised with the table's commits. */
-  async run(table: Table): Promise<MaintenanceResult> {
+  async run(table: Table, also: { readonly held?: (location: string) => boolean } = {}): Promise<MaintenanceResult> {
     const props = { ...FLOE_TABLE_PROPERTIES, ...table.metadata.properties };
     const now = this.now();
-    const canDelete = (location: string): boolean => !(this.options.inUse?.(location) ?? false);
+    // `held`: another table (the topic's upsert table) names the file; it stays, like one a fetch reads.
+    const canDelete = (location: string): boolean => !(this.options.inUse?.(location) ?? false) && !(also.held?.(location) ?? false);
     const retry = await deleteUnreferencedFiles(this.io, this.deferred, { canDelete });
     const expiry = await expireSnapshots(table, {
       olderThanMs: now - positive(props[MAX_SNAPSHOT_AGE_MS], DAY_MS),

@@ -1,0 +1,68 @@
+/**
+ * Which row holds the current state of each key of one Kafka partition: the index behind the `_latest`
+ * upsert table (latest-table.ts). Rows are applied in offset order; a row wins over the key's current row
+ * when its order value is at least the current one's (Kafka offset order by default, so the last record
+ * wins), and a row that loses is superseded at once (a late event). A winning delete (a tombstone, or a CDC
+ * delete) leaves the key without a live row. Records without a key have no identity and are never live.
+ *
+ * `apply` says which rows stop being live: the key's previous live row, or the new row itself.
+ */
+import type { KeyedRow } from './segment-rows.js';
+import type { RowReading } from './row-reading.js';
+
+/** The current row of a key. */
+export interface CurrentRow {
+  readonly offset: number;
+  readonly file: string;
+  readonly row: number;
+  /** The key's latest event deletes it: no live row (the entry stays for ordering and for Kafka's view). */
+  readonly deleted: boolean;
+  /** Order value of the row (the offset unless an ordering field is configured). */
+  readonly order: number;
+}
+
+/** A row that left (or never reached) the live set. */
+export interface DeadRow {
+  readonly file: string;
+  readonly row: number;
+}
+
+export class LatestKeys {
+  private readonly current = new Map<string, CurrentRow>();
+
+  constructor(private readonly reading: RowReading) {}
+
+  get size(): number {
+    return this.current.size;
+  }
+
+  /** Applies one row (offset order); calls `dead` for every row that is not live after it. */
+  apply(r: KeyedRow, dead: (row: DeadRow) => void): void {
+    const ev = this.reading(r);
+    if (ev.id === null) {
+      dead(r);
+      return;
+    }
+    const before = this.current.get(ev.id);
+    if (before !== undefined && ev.order < before.order) {
+      dead(r); // a late event: the key's current row is newer
+      return;
+    }
+    if (before !== undefined && !before.deleted) dead(before);
+    this.current.set(ev.id, { offset: r.offset, file: r.file, row: r.row, deleted: ev.deleted, order: ev.order });
+    if (ev.deleted) dead(r);
+  }
+
+  /** Live rows (the table's rows), by data file: row positions ascending. */
+  liveRows(): Map<string, number[]> {
+    const out = new Map<string, number[]>();
+    for (const c of this.current.values()) {
+      if (c.deleted) continue;
+      let rows = out.get(c.file);
+      if (rows === undefined) out.set(c.file, (rows = []));
+      rows.push(c.row);
+    }
+    for (const rows of out.values()) rows.sort((a, b) => a - b);
+    return out;
+  }
+}
