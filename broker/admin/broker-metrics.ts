@@ -58,6 +58,9 @@ export class BrokerMetrics implements RequestObserver, TieringObserver {
   private readonly typedRecords: Counter<'topic' | 'bytes'>;
   private readonly deadLetters: Counter<'topic' | 'reason'>;
   private readonly commitRetries: Counter<'topic'>;
+  private readonly upsertSyncs: Counter<'topic' | 'kind'>;
+  private readonly upsertRows: Counter<'topic' | 'rows'>;
+  private readonly upsertSeconds: Counter<'topic'>;
   private readonly commitDuration: Histogram;
 
   constructor() {
@@ -91,6 +94,9 @@ export class BrokerMetrics implements RequestObserver, TieringObserver {
         this.inc(traffic.bytesOut);
       },
     });
+    this.upsertSyncs = new Counter({ name: 'floe_upsert_partition_syncs_total', help: 'Partitions of a _latest upsert table brought up to its topic table, by topic and kind: append (new segments applied) or rebuild (the history changed: compaction, retention, settlement; or deletes piled up).', labelNames: ['topic', 'kind'], registers });
+    this.upsertRows = new Counter({ name: 'floe_upsert_rows_total', help: 'Rows of the topic table the _latest upsert table read (rows="read") and the rows its new delete files hide (rows="hidden"), by topic.', labelNames: ['topic', 'rows'], registers });
+    this.upsertSeconds = new Counter({ name: 'floe_upsert_sync_seconds_total', help: 'Time spent bringing _latest upsert tables up to their topic tables (reading rows, writing deletes, committing), by topic.', labelNames: ['topic'], registers });
     this.segmentsCopied = new Counter({ name: 'floe_tiering_copied_segments_total', help: 'Closed log segments converted to Parquet and uploaded to the warehouse, by topic.', labelNames: ['topic'], registers });
     this.bytesCopied = new Counter({ name: 'floe_tiering_copied_bytes_total', help: 'Bytes of local log segments converted and uploaded (the segment sizes, not the Parquet sizes), by topic.', labelNames: ['topic'], registers });
     this.copyFailures = new Counter({ name: 'floe_tiering_copy_failures_total', help: 'Segment copies that failed and will be retried, by topic.', labelNames: ['topic'], registers });
@@ -184,6 +190,14 @@ export class BrokerMetrics implements RequestObserver, TieringObserver {
     // The status page's dead-letter and raw-kept shares (the rows come with segmentCopied).
     const c = this.converted.get(e.topic) ?? { records: 0, nullKeys: 0, nullValues: 0 };
     this.converted.set(e.topic, { ...c, deadLetters: (c.deadLetters ?? 0) + dead, rawKept: (c.rawKept ?? 0) + e.rawKept });
+  }
+
+  upsertSynced(e: { topic: string; rowsRead: number; rowsHidden: number; appended: number; rebuilt: number; seconds: number }): void {
+    if (e.appended > 0) this.upsertSyncs.inc({ topic: e.topic, kind: 'append' }, e.appended);
+    if (e.rebuilt > 0) this.upsertSyncs.inc({ topic: e.topic, kind: 'rebuild' }, e.rebuilt);
+    this.upsertRows.inc({ topic: e.topic, rows: 'read' }, e.rowsRead);
+    this.upsertRows.inc({ topic: e.topic, rows: 'hidden' }, e.rowsHidden);
+    this.upsertSeconds.inc({ topic: e.topic }, e.seconds);
   }
 
   commitFailed(e: { topic: string; seconds: number; retry: boolean }): void {

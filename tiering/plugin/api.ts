@@ -208,8 +208,8 @@ export interface TieringObserver {
    * went to the dead-letter table or were only counted).
    */
   valuesTyped?(event: { readonly topic: string; readonly exact: number; readonly rawKept: number; readonly deadLetters: Readonly<Record<string, number>>; readonly action: 'dlq_table' | 'drop' }): void;
-  /** The `_latest` upsert table caught up with a commit of the topic table: rows read and hidden, partitions rebuilt. */
-  upsertSynced?(event: { readonly topic: string; readonly rowsRead: number; readonly rowsHidden: number; readonly rebuilt: number; readonly seconds: number }): void;
+  /** The `_latest` upsert table caught up with the topic table: rows read and hidden, partitions applied incrementally and rebuilt. */
+  upsertSynced?(event: { readonly topic: string; readonly rowsRead: number; readonly rowsHidden: number; readonly appended: number; readonly rebuilt: number; readonly seconds: number }): void;
 }
 
 /** A topic's tiering backlog (see TieringPlugin.backlogs). */

@@ -224,7 +224,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
     this.topics.set(topic, { config, table });
     table.configureTyping(config.typed, () => this.registry, this.options.catalog, { observer: this.options.observer, onWarn: this.options.onWarn });
     table.upsertReport = {
-      synced: (_id, r, seconds) => this.options.observer?.upsertSynced?.({ topic, rowsRead: r.rowsRead, rowsHidden: r.rowsHidden, rebuilt: r.rebuilt, seconds }),
+      synced: (_id, r, seconds) => this.options.observer?.upsertSynced?.({ topic, rowsRead: r.rowsRead, rowsHidden: r.rowsHidden, appended: r.appended, rebuilt: r.rebuilt, seconds }),
       failed: (id, err) => this.options.onWarn?.(`the upsert table ${[...id.namespace, id.name].join('.')} of topic ${topic} could not catch up with its topic table; it is retried after the topic's next table operation: ${err instanceof Error ? err.message : String(err)}`, { topic }),
     };
     await table.configureUpsert(config.upsert, this.options.catalog);

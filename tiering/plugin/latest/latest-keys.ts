@@ -49,7 +49,9 @@ export class LatestKeys {
       return;
     }
     if (before !== undefined && !before.deleted) dead(before);
-    this.current.set(ev.id, { offset: r.offset, file: r.file, row: r.row, deleted: ev.deleted, order: ev.order });
+    // A record without an order value (a tombstone) keeps the key's order: a late event stays late.
+    const order = Number.isNaN(ev.order) && before !== undefined ? before.order : ev.order;
+    this.current.set(ev.id, { offset: r.offset, file: r.file, row: r.row, deleted: ev.deleted, order });
     if (ev.deleted) dead(r);
   }
 

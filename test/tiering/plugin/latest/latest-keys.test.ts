@@ -54,7 +54,10 @@ test('an ordering field: a late event changes nothing, events without the field 
     row('2', { op: 'd', ts_ms: 40 }), // 4: a late delete: the row stays
     row('3', { op: 'c', source: { lsn: 1 } }), // 5: no ts_ms: applies
     row('3', { op: 'u', ts_ms: '7' }), // 6: numeric text counts
+    row('1', { op: 'd', ts_ms: 400 }), // 7: deletes 1
+    row('1', null), // 8: its tombstone keeps the delete's order
+    row('1', { op: 'u', ts_ms: 350 }), // 9: late after the delete: stays deleted
   ]);
-  assert.deepEqual(dead.map((d) => d.row).sort((x, y) => x - y), [0, 2, 4, 5]);
-  assert.deepEqual(keys.liveRows().get('f1'), [1, 3, 6]);
+  assert.deepEqual(dead.map((d) => d.row).sort((x, y) => x - y), [0, 1, 2, 4, 5, 7, 8, 9]);
+  assert.deepEqual(keys.liveRows().get('f1'), [3, 6]);
 });
