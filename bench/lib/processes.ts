@@ -94,6 +94,12 @@ export function adminUrl(server: ChildServer): string | undefined {
   return m?.[1];
 }
 
+/** The REST catalog's URL, from the broker's start-up log line (undefined when it runs none). */
+export function restCatalogUrl(server: ChildServer): string | undefined {
+  const m = /"msg":"iceberg REST catalog started"[^\n]*"url":"(https?:\/\/[^"]+)"/.exec(server.output());
+  return m?.[1];
+}
+
 export type BaselineMode = 'sink' | 'ingest' | 'memory';
 
 /** Starts a baseline server process (see baseline-server.ts); `dir` is where `ingest` writes. */

@@ -4,7 +4,10 @@
 // backlog endpoint is polled until the table holds every closed segment. The broker's CPU time (every
 // thread: the conversion workers included) over that span gives MB per CPU second; wall time is printed
 // too. The broker must end with the whole backlog committed (segments 0), or the run fails.
-// Run: npx tsx bench/tiering/backfill.bench.ts [--mb=256] [--runs=3] [--partitions=4] [--codec=zstd|none] [--values=text|json] [--build=src|dist]
+// With --upsert, each run also backfills the same records into a topic with `iceberg.upsert.enabled=true`
+// (5,000 keys per partition), waiting until its `_latest` table has applied everything too: the CPU time
+// per MB of the two gives the cost of keeping the upsert table on top of the topic table, in the same run.
+// Run: npx tsx bench/tiering/backfill.bench.ts [--mb=256] [--runs=3] [--partitions=4] [--codec=zstd|none] [--values=text|json] [--build=src|dist] [--upsert]
 import { execSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -16,7 +19,7 @@ import { convertSegment } from '../../tiering/convert/segment-to-parquet.js';
 import { BenchArgs } from '../lib/args.js';
 import { createTopic } from '../lib/admin.js';
 import { LoadClient } from '../lib/load-client.js';
-import { adminUrl, spawnFloe, type Build } from '../lib/processes.js';
+import { adminUrl, restCatalogUrl, spawnFloe, type Build } from '../lib/processes.js';
 import { cpuSeconds } from '../lib/proc-stats.js';
 import { median, MiB } from '../lib/stats.js';
 import { formatMarkdownTable, formatTable, progress, type Cell } from '../lib/table.js';
@@ -29,6 +32,7 @@ const PARTITIONS = args.number('partitions', 4);
 const CODEC = args.string('codec', 'zstd') as CompressionType;
 const VALUES = args.string('values', 'text') as ValueShape;
 const BUILD = args.string('build', 'src') as Build;
+const UPSERT = args.flag('upsert');
 
 interface ProduceResponse {
   responses: { partitionResponses: { errorCode: number }[] }[];
@@ -45,16 +49,39 @@ async function bareConversion(segment: Buffer): Promise<{ perCore: number; wall:
   return { perCore: mb / ((c.user + c.system) / 1e6), wall: mb / wall };
 }
 
-async function backfillRun(segments: readonly Buffer[], run: number): Promise<{ mb: number; perCore: number; wall: number }> {
+/** Whether `<topic>_latest` has applied every offset the topic table committed (REST catalog summaries). */
+async function upsertCaughtUp(restUrl: string, topic: string, partitions: number): Promise<boolean> {
+  const summaryProperty = async (table: string, key: string): Promise<string | undefined> => {
+    const res = await fetch(`${restUrl}/v1/namespaces/kafka/tables/${table}`);
+    if (!res.ok) return undefined;
+    const md = ((await res.json()) as { metadata: { 'current-snapshot-id'?: number; snapshots?: { 'snapshot-id': number; 'parent-snapshot-id'?: number; summary: Record<string, string> }[] } }).metadata;
+    const byId = new Map((md.snapshots ?? []).map((s) => [s['snapshot-id'], s]));
+    for (let id = md['current-snapshot-id']; id !== undefined && id !== null; id = byId.get(id)?.['parent-snapshot-id']) {
+      const v = byId.get(id)?.summary[key];
+      if (v !== undefined) return v;
+    }
+    return undefined;
+  };
+  for (let p = 0; p < partitions; p++) {
+    const committed = await summaryProperty(topic, `floe.kafka.committed-offset.${p}`);
+    const applied = (await summaryProperty(`${topic}_latest`, `floe.latest.applied.${p}`))?.split(':')[0];
+    if (committed === undefined || applied !== committed) return false;
+  }
+  return true;
+}
+
+async function backfillRun(segments: readonly Buffer[], run: number, upsert = false): Promise<{ mb: number; perCore: number; wall: number }> {
   const work = await mkdtemp(join(tmpdir(), 'floe-backfill-bench-'));
   const floe = await spawnFloe({ dataDir: join(work, 'log'), build: BUILD, flags: [`--iceberg.warehouse=${join(work, 'wh')}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1', '--schema.registry.port=-1', '--iceberg.commit.interval.ms=1000'] });
   try {
     const url = adminUrl(floe);
     if (url === undefined) throw new Error('no admin URL in the broker output');
+    const restUrl = restCatalogUrl(floe) ?? '';
+    if (upsert && restUrl === '') throw new Error('no REST catalog URL in the broker output');
     const client = await LoadClient.connect(floe.port, 1);
-    const topic = `backfill-${run}`;
+    const topic = `backfill-${run}${upsert ? '-upsert' : ''}`;
     try {
-      await createTopic(client, topic, PARTITIONS, { 'iceberg.enabled': 'false', 'segment.bytes': String(8 * MiB) });
+      await createTopic(client, topic, PARTITIONS, { 'iceberg.enabled': 'false', 'segment.bytes': String(8 * MiB), ...(upsert ? { 'iceberg.upsert.enabled': 'true' } : {}) });
       let correlation = 1;
       // Each partition gets its own copy of the batches (their producer sequences are per partition).
       for (const [p, segment] of segments.entries()) {
@@ -78,7 +105,7 @@ async function backfillRun(segments: readonly Buffer[], run: number): Promise<{ 
       const b = await backlog();
       if (b.segments !== undefined && b.bytes !== undefined) {
         if (first === undefined && b.segments > 0) first = { segments: b.segments, bytes: b.bytes };
-        if (first !== undefined && b.segments === 0) break;
+        if (first !== undefined && b.segments === 0 && (!upsert || (await upsertCaughtUp(restUrl, topic, PARTITIONS)))) break;
       }
       if (performance.now() - t0 > 600_000) throw new Error(`the backfill did not finish in 10 minutes: ${JSON.stringify(b)}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -99,10 +126,15 @@ async function main(): Promise<void> {
   const segments = Array.from({ length: PARTITIONS }, () => segment);
   const bare: { perCore: number; wall: number }[] = [];
   const backfill: { mb: number; perCore: number; wall: number }[] = [];
+  const upserted: { mb: number; perCore: number; wall: number }[] = [];
   for (let run = 0; run < RUNS; run++) {
     bare.push(await bareConversion(segment));
     backfill.push(await backfillRun(segments, run));
     progress(`run ${run + 1}/${RUNS}: backfill ${backfill.at(-1)?.perCore.toFixed(1)} MB/s per core (${backfill.at(-1)?.wall.toFixed(1)} MB/s wall), bare conversion ${bare.at(-1)?.perCore.toFixed(1)} MB/s per core`);
+    if (UPSERT) {
+      upserted.push(await backfillRun(segments, run, true));
+      progress(`run ${run + 1}/${RUNS}: backfill with the upsert table ${upserted.at(-1)?.perCore.toFixed(1)} MB/s per core (${upserted.at(-1)?.wall.toFixed(1)} MB/s wall)`);
+    }
   }
   const bf = median(backfill.map((b) => b.perCore));
   const bc = median(bare.map((b) => b.perCore));
@@ -118,6 +150,10 @@ async function main(): Promise<void> {
     ['backfill (broker: convert, upload, commit)', bf, median(backfill.map((b) => b.wall)), `${((100 * bf) / bc).toFixed(0)}%`],
     ['bare conversion (this process, one thread)', bc, median(bare.map((b) => b.wall)), '100%'],
   ];
+  if (UPSERT) {
+    const up = median(upserted.map((b) => b.perCore));
+    rows.splice(1, 0, [`backfill with iceberg.upsert.enabled (the _latest table too; ${(bf / up).toFixed(2)}x the CPU per MB)`, up, median(upserted.map((b) => b.wall)), `${((100 * up) / bc).toFixed(0)}%`]);
+  }
   console.log(`\nBackfill: ${setup}\n\n${formatTable(headers, rows)}\n`);
   console.log(`Markdown:\n\n${setup}\n\n${formatMarkdownTable(headers, rows)}\n`);
 }
