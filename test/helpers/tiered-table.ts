@@ -111,6 +111,27 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
   }
 }
 
+/**
+ * Waits until `<topic>_latest` has applied every offset its topic table committed (the summaries'
+ * `floe.latest.applied.<p>` and `floe.kafka.committed-offset.<p>`), and the topic table holds at least
+ * `records` records (one per offset: no transactions).
+ */
+export async function upsertCaughtUp(restUrl: string, topic: string, partitions: number, records: number): Promise<void> {
+  await waitFor(`the upsert table of ${topic} to catch up with the topic table`, async () => {
+    const table = await loadTable(restUrl, topic);
+    const latest = await loadTable(restUrl, `${topic}_latest`);
+    if (table === undefined || latest === undefined) return undefined;
+    let committed = 0;
+    for (let p = 0; p < partitions; p++) {
+      const offset = Number(latestProperty(table, `floe.kafka.committed-offset.${p}`) ?? -1);
+      const applied = Number((latestProperty(latest, `floe.latest.applied.${p}`) ?? '-1:').split(':')[0]);
+      if (applied !== offset) return undefined;
+      committed += offset + 1;
+    }
+    return committed >= records ? true : undefined;
+  }, 90_000, 250);
+}
+
 export interface KcatRecord {
   readonly offset: number;
   readonly key: string;

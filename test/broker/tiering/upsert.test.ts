@@ -13,9 +13,9 @@ import { LocalFileIO } from '../../../iceberg/io/local.js';
 import { parseJson } from '../../../iceberg/json.js';
 import { runVenvPython } from '../../helpers/peers.js';
 import { startBroker, tempDir, type TestBroker } from '../../helpers/broker.js';
-import { latestProperty, loadTable, waitFor } from '../../helpers/tiered-table.js';
+import { loadTable, upsertCaughtUp, waitFor } from '../../helpers/tiered-table.js';
 import { tableEntries } from '../../interop/transactions/table-entries.js';
-import { CdcStream, type CdcEvent } from './cdc-stream.js';
+import { CdcStream, type CdcEvent } from '../../helpers/cdc-stream.js';
 
 const TOPIC = 'customers';
 const PARTITIONS = 2;
@@ -38,23 +38,6 @@ async function send(producer: Producer, events: readonly CdcEvent[]): Promise<vo
   for (let i = 0; i < events.length; i += 50) {
     await producer.send({ topic: TOPIC, acks: -1, messages: events.slice(i, i + 50).map((e) => ({ key: e.key, value: e.value })) });
   }
-}
-
-/** Waits until the upsert table has applied everything the topic table holds, and its files are the topic table's. */
-async function caughtUp(restUrl: string, sent: number): Promise<void> {
-  await waitFor('the upsert table to catch up with the topic table', async () => {
-    const topic = await loadTable(restUrl, TOPIC);
-    const latest = await loadTable(restUrl, `${TOPIC}_latest`);
-    if (topic === undefined || latest === undefined) return undefined;
-    let committed = 0;
-    for (let p = 0; p < PARTITIONS; p++) {
-      const offset = Number(latestProperty(topic, `floe.kafka.committed-offset.${p}`) ?? -1);
-      const applied = Number((latestProperty(latest, `floe.latest.applied.${p}`) ?? '-1:').split(':')[0]);
-      if (applied !== offset) return undefined;
-      committed += offset + 1;
-    }
-    return committed >= sent ? true : undefined;
-  }, 90_000, 250);
 }
 
 /** The upsert table equals the expected one for every reader, and names only the topic table's data files. */
@@ -112,7 +95,7 @@ test('a Debezium stream makes a _latest table equal to the reference, on the top
     const events = stream.events(150);
     await send(producer, events);
     sent += events.length;
-    await caughtUp(restUrl(), sent);
+    await upsertCaughtUp(restUrl(), TOPIC, PARTITIONS, sent);
   }
   await producer.disconnect();
   await check(t, restUrl(), io, warehouse, stream, 'first events');
@@ -138,6 +121,6 @@ test('a Debezium stream makes a _latest table equal to the reference, on the top
   await send(producer, second);
   sent += second.length;
   await producer.disconnect();
-  await caughtUp(restUrl(), sent);
+  await upsertCaughtUp(restUrl(), TOPIC, PARTITIONS, sent);
   await check(t, restUrl(), io, warehouse, stream, 'after a restart and more events');
 });

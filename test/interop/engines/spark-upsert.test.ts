@@ -1,0 +1,75 @@
+// Spark SQL (Iceberg's Spark runtime, the README's configuration) reads a topic's `_latest` upsert table
+// through Floe's REST catalog: the rows of a Debezium change stream's current state equal the table the test
+// folds from the events it produced (test/helpers/cdc-stream.ts), and Spark's `files` metadata table shows
+// that every data file it reads is one of the topic table's (the upsert table adds only delete files).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { CdcStream } from '../../helpers/cdc-stream.js';
+import { startBroker, tempDir } from '../../helpers/broker.js';
+import { upsertCaughtUp } from '../../helpers/tiered-table.js';
+import { catalogConf, packageJars, readSparkReadme, sessionConf } from './readme-spark.js';
+import { num } from './rows.js';
+import { SparkSql } from './spark.js';
+
+const TOPIC = 'customers';
+const PARTITIONS = 2;
+
+test('Spark reads a Debezium stream\'s _latest table: the reference rows, on the topic table\'s data files', { timeout: 600_000 }, async (t) => {
+  const readme = readSparkReadme();
+  const starting = SparkSql.start({ ...sessionConf(readme), 'spark.jars': packageJars(readme).join(',') });
+  starting.catch(() => undefined);
+  t.after(async () => (await starting.catch(() => undefined))?.close());
+
+  const root = await tempDir('floe-spark-upsert-');
+  const warehouse = join(root, 'warehouse');
+  const broker = await startBroker(['--remote.log.storage.system.enable=true', `--iceberg.warehouse=${warehouse}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1']);
+  t.after(async () => {
+    await broker.stop();
+    await rm(root, { recursive: true, force: true });
+  });
+  const kafka = new Kafka({ brokers: [broker.bootstrap], clientId: 'spark-upsert', logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({
+    topics: [{ topic: TOPIC, numPartitions: PARTITIONS, configEntries: [
+      { name: 'iceberg.upsert.enabled', value: 'true' },
+      { name: 'iceberg.upsert.cdc.format', value: 'debezium' },
+      { name: 'iceberg.upsert.order.field', value: 'ts_ms' },
+      { name: 'internal.segment.bytes', value: '16384' },
+      { name: 'iceberg.commit.interval.ms', value: '300' },
+    ] }],
+  });
+  await admin.disconnect();
+  const restUrl = broker.broker.services.tiering?.restCatalogUrl ?? '';
+  const stream = new CdcStream(7, 80);
+  const producer = kafka.producer();
+  await producer.connect();
+  let sent = 0;
+  for (let round = 0; round < 4; round++) {
+    const events = stream.events(200);
+    for (let i = 0; i < events.length; i += 50) await producer.send({ topic: TOPIC, acks: -1, messages: events.slice(i, i + 50).map((e) => ({ key: e.key, value: e.value })) });
+    sent += events.length;
+    await upsertCaughtUp(restUrl, TOPIC, PARTITIONS, sent);
+  }
+  await producer.disconnect();
+
+  const spark = await starting;
+  await spark.setConf(catalogConf(readme, { name: 'floe', uri: restUrl, token: 'unused' }));
+  const want = stream.expected();
+  const { rows } = await spark.sql(`SELECT CAST(kafka.key AS STRING), CAST(value AS STRING) FROM floe.kafka.${TOPIC}_latest`);
+  assert.deepEqual(rows.map((r) => `${String(r[0])}=${String(r[1])}`).sort(), want, 'Spark reads the reference table');
+  // count(*) with delete files applied (Iceberg answers it from statistics only without deletes).
+  assert.equal(num((await spark.sql(`SELECT count(*) FROM floe.kafka.${TOPIC}_latest`)).rows[0]?.[0]), want.length);
+  const files = async (table: string): Promise<{ content: number; path: string }[]> =>
+    (await spark.objects(`SELECT content, file_path FROM floe.kafka.${table}.files`)).map((f) => ({ content: num(f['content']), path: String(f['file_path']) }));
+  const topicData = new Set((await files(TOPIC)).filter((f) => f.content === 0).map((f) => f.path));
+  const latest = await files(`${TOPIC}_latest`);
+  const latestData = latest.filter((f) => f.content === 0);
+  assert.ok(latestData.length > 0);
+  for (const f of latestData) assert.ok(topicData.has(f.path), `${f.path}: a data file of the upsert table is one of the topic table's`);
+  for (const f of latest.filter((x) => x.content !== 0)) assert.ok(f.path.includes(`/${TOPIC}_latest/`), `${f.path}: the upsert table's delete files are its own`);
+  t.diagnostic(`${want.length} rows from ${latestData.length} of the topic table's ${topicData.size} data files, with ${latest.length - latestData.length} delete files`);
+});
