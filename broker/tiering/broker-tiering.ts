@@ -83,7 +83,13 @@ export function topicTieringConfig(overrides: Readonly<Record<string, string>>, 
       targetFileSizeBytes: n('iceberg.compaction.target.file.size.bytes') > 0 ? n('iceberg.compaction.target.file.size.bytes') : undefined,
     },
     ...(eff.get('iceberg.upsert.enabled')?.value === 'true'
-      ? { upsert: { cdc: eff.get('iceberg.upsert.cdc.format')?.value === 'debezium' ? ('debezium' as const) : ('none' as const), orderField: eff.get('iceberg.upsert.order.field')?.value || undefined } }
+      ? {
+          upsert: {
+            cdc: eff.get('iceberg.upsert.cdc.format')?.value === 'debezium' ? ('debezium' as const) : ('none' as const),
+            orderField: eff.get('iceberg.upsert.order.field')?.value || undefined,
+            idColumns: (eff.get('iceberg.upsert.id.columns')?.value ?? '').split(',').map((c) => c.trim()).filter((c) => c !== ''),
+          },
+        }
       : {}),
     ...(value !== undefined || key !== undefined
       ? {

@@ -79,6 +79,14 @@ function tableName(): Validator {
   };
 }
 
+/** iceberg.upsert.id.columns: empty, or comma-separated column paths (names joined by dots). */
+function idColumns(): Validator {
+  return {
+    describe: 'empty, or comma-separated column names (dots reach into structs)',
+    check: (v) => ((v as string).split(',').every((c) => /^[^.,\s][^,]*$/.test(c.trim()) && !c.includes('..') && !c.trim().endsWith('.')) || v === '' ? undefined : 'Id columns must be comma-separated column names, with dots between the names of nested fields (e.g. id,key.region)'),
+  };
+}
+
 /** Kafka's ValidList.in: every item one of the values (an empty list is valid). */
 export function listOf(...values: string[]): Validator {
   return {
@@ -161,6 +169,7 @@ export const TOPIC_CONFIGS: readonly TopicConfigDef[] = Object.freeze([
   { name: 'iceberg.invalid.record.action', kind: 'string', default: 'dlq_table', validator: oneOf('dlq_table', 'drop'), applied: true, doc: 'Records whose value or key a schema mode cannot type (no prefix, unknown schema, incompatible change, corrupt payload): dlq_table copies them to the <topic>~dlq table with the reason; drop only counts them. Either way Kafka consumers still read them.' },
   { name: 'iceberg.upsert.enabled', kind: 'boolean', default: 'false', applied: true, doc: 'Also keep the table <table>_latest: one row per Kafka key, the key\'s newest record; a tombstone (or a CDC delete) removes the row. It names the topic table\'s own data files and hides superseded rows with position deletes: no second copy of the data. Turning it off drops it.' },
   { name: 'iceberg.upsert.cdc.format', kind: 'string', default: 'none', validator: oneOf('none', 'debezium'), applied: true, doc: 'How values say what they do to their key in the upsert table: none (every non-null value upserts); debezium (Debezium change events in JSON, bare or in a {schema, payload} envelope: op d deletes, c, u and r upsert).' },
+  { name: 'iceberg.upsert.id.columns', kind: 'string', default: '', validator: idColumns(), applied: true, doc: 'Columns of the table that identify a row of the upsert table, comma separated (a typed table\'s value fields, or key.<field> for a typed key; dots reach into structs). A row with a null id column has no identity and is not in the upsert table. Empty: the Kafka key. Rows of one id must be in one Kafka partition (produce them with the id as key), as each partition keeps its own rows.' },
   { name: 'iceberg.upsert.order.field', kind: 'string', default: '', applied: true, doc: 'Numeric field of the JSON value (dot separated, inside the Debezium payload when there is one, e.g. ts_ms or source.lsn) that orders a key\'s events in the upsert table: an event lower than the key\'s current one is late and changes nothing. Empty: Kafka offset order.' },
   { name: 'iceberg.compaction.enabled', kind: 'boolean', default: 'true', applied: true, doc: 'Merge the table\'s small data files of each partition in the background (one rewrite commit each; Kafka reads and table readers see no gap or duplicate).' },
   { name: 'iceberg.compaction.min.input.files', kind: 'int', default: '5', validator: atLeast(2), applied: true, doc: 'Small data files (below 75 % of the target size) in a run of consecutive segments that trigger a compaction of the partition (Iceberg\'s rewrite option min-input-files).' },

@@ -375,7 +375,9 @@ export type TieringErrorCode =
   /** The topic's table exists but was not made by Floe for this topic: it is never taken over. */
   | 'FOREIGN_TABLE'
   /** The catalog put the table where the warehouse's FileIO cannot write. */
-  | 'UNUSABLE_LOCATION';
+  | 'UNUSABLE_LOCATION'
+  /** A topic setting names something the table does not have (an upsert id column). */
+  | 'INVALID_CONFIG';
 
 /** Errors of the tiering plugin: `code` is stable, the message says what to do. */
 export class TieringError extends Error {

@@ -43,8 +43,8 @@ import { FLOE_TABLE_PROPERTIES } from '../table-maintenance.js';
 import { checkFieldIds, checkOwnership, FLOE_OWNER, TOPIC_PROPERTY } from '../table-checks.js';
 import { isUndecidedDeletes } from '../txn-deletes.js';
 import { LatestKeys, type DeadRow } from './latest-keys.js';
-import { rowReading, type RowReading, type RowReadingSettings } from './row-reading.js';
-import { readSegmentRows } from './segment-rows.js';
+import { columnProbes, rowReading, type RowReading, type RowReadingSettings } from './row-reading.js';
+import { readSegmentRows, type RowColumnProbes } from './segment-rows.js';
 
 /** Marks a table as the upsert table of `<namespace>.<table>` (its value). */
 export const LATEST_OF_PROPERTY = 'floe.latest.of';
@@ -100,6 +100,7 @@ const digest = (fps: readonly string[]): string => createHash('sha256').update(f
 export class LatestTable {
   private readonly states = new Map<number, PartitionState>();
   private readonly reading: RowReading;
+  private readonly probes: RowColumnProbes | undefined;
 
   private constructor(
     readonly id: TableIdentifier,
@@ -108,6 +109,7 @@ export class LatestTable {
     settings: UpsertSettings,
   ) {
     this.reading = rowReading(settings);
+    this.probes = columnProbes(settings);
   }
 
   /** Loads (creating if missing) the upsert table of the topic table `of`, and rebuilds its key index. */
@@ -176,7 +178,7 @@ export class LatestTable {
       const segments = this.source.manifest(p).segments.filter((e) => e.lastOffset <= Number(offset));
       const fps = segments.map(fingerprint);
       if (digest(fps) !== hash) continue; // the history changed meanwhile: the next sync rebuilds the partition
-      for (const seg of segments) await readSegmentRows(this.source, p, seg, (r) => s.keys.apply(r, () => undefined));
+      for (const seg of segments) await readSegmentRows(this.source, p, seg, (r) => s.keys.apply(r, () => undefined), this.probes);
       s.applied = fps;
       s.appliedOffset = Number(offset);
       s.sound = true;
@@ -220,7 +222,7 @@ export class LatestTable {
           const hidden = await readSegmentRows(this.source, p, seg, (r) => {
             rowsRead++;
             state.keys.apply(r, dead);
-          });
+          }, this.probes);
           for (const [path, rows] of hidden) for (const row of rows) dead({ file: path, row });
           for (const path of seg.dataFiles) {
             const f = await dataFile(path);
@@ -243,7 +245,7 @@ export class LatestTable {
           await readSegmentRows(this.source, p, seg, (r) => {
             rowsRead++;
             keys.apply(r, () => undefined);
-          });
+          }, this.probes);
         }
         const live = keys.liveRows();
         const state: PartitionState = { keys, applied: fps, appliedOffset: lastOffset, files: new Set(), deletes: new Set(), sound: true };

@@ -41,6 +41,8 @@ export interface KeyedRow {
   readonly value: Buffer | null;
   readonly file: string;
   readonly row: number;
+  /** With id columns (readSegmentRows' `probes`): what the row's columns say. Absent without id columns. */
+  readonly columns?: RowColumns;
 }
 
 /** Bytes asked of the codec per read: batches come back whole, so this only bounds memory. */
@@ -50,13 +52,14 @@ const READ_BYTES = 8 << 20;
  * Visits the rows of `segment` that table readers see, in offset order, and returns the rows its delete
  * files hide, by data file.
  */
-export async function readSegmentRows(ctx: SegmentRowsContext, partition: number, segment: SegmentEntry, visit: (row: KeyedRow) => void): Promise<Map<string, Set<number>>> {
+export async function readSegmentRows(ctx: SegmentRowsContext, partition: number, segment: SegmentEntry, visit: (row: KeyedRow) => void, probes?: RowColumnProbes): Promise<Map<string, Set<number>>> {
   const hidden = await hiddenRows(ctx.io, segment.deleteFiles ?? []);
   for (const location of segment.indexFiles) {
     const index = decodeSegmentIndex(await ctx.io.get(location));
     if (index.dataFile === null) continue;
     const file = resolveLocation(ctx.tableLocation, index.dataFile.path);
     const gone = hidden.get(file);
+    const columns = probes === undefined ? undefined : await rowColumns(ctx.io, file, probes);
     const batches = new Map<bigint, IndexedBatch>();
     for (const b of index.batches) if (b.stored === null && b.recordsCount > 0) batches.set(b.baseOffset, b);
     let next = Number(index.baseOffset);
@@ -75,7 +78,8 @@ export async function readSegmentRows(ctx: SegmentRowsContext, partition: number
         batch.records.forEach((rec, i) => {
           const row = entry.firstRow + i;
           if (gone?.has(row)) return;
-          visit({ key: rec.key, offset: Number(batch.baseOffset) + rec.offsetDelta, timestamp: Number(batch.baseTimestamp) + rec.timestampDelta, tombstone: rec.value === null, value: rec.value, file, row });
+          const r: KeyedRow = { key: rec.key, offset: Number(batch.baseOffset) + rec.offsetDelta, timestamp: Number(batch.baseTimestamp) + rec.timestampDelta, tombstone: rec.value === null, value: rec.value, file, row };
+          visit(columns === undefined ? r : { ...r, columns: columns[row] ?? { id: null } });
         });
       }
       next = r.nextOffset;
@@ -98,6 +102,73 @@ export async function hiddenRows(io: FileIO, deleteFiles: readonly string[]): Pr
       if (set === undefined) out.set(path, (set = new Set()));
       set.add(Number(positions.get(i)));
     }
+  }
+  return out;
+}
+
+/**
+ * A column of the table a row is read from: the paths (column name, then struct field names) it may be at;
+ * the first that holds a value wins (a Debezium table's id is in `after`, and in `before` for a delete).
+ */
+export type ColumnPaths = readonly (readonly string[])[];
+
+/** Columns of typed tables the upsert table reads a row's identity, operation and order from. */
+export interface RowColumnProbes {
+  /** The id columns (`iceberg.upsert.id.columns`). */
+  readonly id: readonly ColumnPaths[];
+  /** Debezium's `op` column; read when the table has it. */
+  readonly op?: ColumnPaths;
+  /** The ordering field's column (`iceberg.upsert.order.field`); read when the table has it. */
+  readonly order?: ColumnPaths;
+}
+
+/** What the columns say of one row. */
+export interface RowColumns {
+  /** The id columns' values as one string; null when one has no value (an untyped row). */
+  readonly id: string | null;
+  /** The op column's value, when the table has one. */
+  readonly op?: string | null;
+  /** The order column's value (NaN when null or not numeric), when the table has one. */
+  readonly order?: number;
+}
+
+/**
+ * What the probed columns hold for every row of a data file. Throws when the file has none of an id
+ * column's paths; op and order columns the file lacks are left out.
+ */
+export async function rowColumns(io: FileIO, file: string, probes: RowColumnProbes): Promise<RowColumns[]> {
+  const all = [...probes.id, ...(probes.op ? [probes.op] : []), ...(probes.order ? [probes.order] : [])];
+  const table = readParquetTable(await io.get(file), { columns: [...new Set(all.flatMap((c) => c.map((p) => p[0] as string)))] });
+  const find = (candidates: ColumnPaths) =>
+    candidates.flatMap((path) => {
+      let v = table.getChild(path[0] as string);
+      for (const name of path.slice(1)) v = v?.getChild(name) ?? null;
+      return v === null || v === undefined ? [] : [v];
+    });
+  const ids = probes.id.map((candidates) => {
+    const found = find(candidates);
+    if (found.length === 0) throw new TieringError('INVALID_CONFIG', `iceberg.upsert.id.columns names ${candidates.map((p) => p.join('.')).join(' or ')}, which data file ${file} does not have; name columns of the table (a typed table's value fields, or key.<field> for a typed key)`);
+    return found;
+  });
+  const op = probes.op ? find(probes.op) : [];
+  const order = probes.order ? find(probes.order) : [];
+  const first = (vectors: readonly { get(i: number): unknown }[], i: number): unknown => {
+    for (const v of vectors) {
+      const x = v.get(i);
+      if (x !== null && x !== undefined) return x;
+    }
+    return null;
+  };
+  const out: RowColumns[] = new Array(table.numRows);
+  for (let i = 0; i < table.numRows; i++) {
+    const values = ids.map((vectors) => first(vectors, i));
+    const id = values.some((x) => x === null) ? null : JSON.stringify(values.map((x) => (typeof x === 'bigint' ? `${x}n` : x instanceof Uint8Array ? `b64:${Buffer.from(x).toString('base64')}` : x instanceof Date ? x.getTime() : x)));
+    const o = order.length > 0 ? first(order, i) : undefined;
+    out[i] = {
+      id,
+      ...(op.length > 0 ? { op: ((x) => (x === null ? null : String(x)))(first(op, i)) } : {}),
+      ...(o !== undefined ? { order: o === null ? NaN : Number(o) } : {}),
+    };
   }
   return out;
 }
