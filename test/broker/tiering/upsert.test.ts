@@ -5,10 +5,11 @@
 // and through a broker restart (its key index is rebuilt from the table), then more events.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Kafka, logLevel, type Producer } from 'kafkajs';
+import kafkajs, { type Kafka as KafkaClient, type Producer } from 'kafkajs';
+const { ConfigResourceTypes, Kafka, logLevel } = kafkajs;
 import { LocalFileIO } from '../../../iceberg/io/local.js';
 import { parseJson } from '../../../iceberg/json.js';
 import { runVenvPython } from '../../helpers/peers.js';
@@ -69,7 +70,7 @@ test('a Debezium stream makes a _latest table equal to the reference, on the top
     await rm(root, { recursive: true, force: true });
   });
   const io = new LocalFileIO({ root: warehouse, fsync: false });
-  const kafka = (): Kafka => new Kafka({ brokers: [broker.bootstrap], clientId: 'upsert-test', logLevel: logLevel.NOTHING });
+  const kafka = (): KafkaClient => new Kafka({ brokers: [broker.bootstrap], clientId: 'upsert-test', logLevel: logLevel.NOTHING });
   const admin = kafka().admin();
   await admin.connect();
   await admin.createTopics({
@@ -123,4 +124,20 @@ test('a Debezium stream makes a _latest table equal to the reference, on the top
   await producer.disconnect();
   await upsertCaughtUp(restUrl(), TOPIC, PARTITIONS, sent);
   await check(t, restUrl(), io, warehouse, stream, 'after a restart and more events');
+
+  // Turning upsert off drops the upsert table (it would otherwise name files the topic table may delete)
+  // with its own files; the topic table keeps every data file and row.
+  const topicFiles = (await plannedFiles(restUrl(), TOPIC)).map((f) => f.path).sort();
+  const admin2 = kafka().admin();
+  await admin2.connect();
+  await admin2.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: TOPIC, configEntries: [{ name: 'iceberg.upsert.enabled', value: 'false' }] }] });
+  await admin2.disconnect();
+  await waitFor('the upsert table to be dropped', async () => ((await loadTable(restUrl(), `${TOPIC}_latest`)) === undefined ? true : undefined), 30_000, 200);
+  // Its files go after the catalog entry.
+  const filesLeft = async (): Promise<string[]> => (await readdir(join(warehouse, 'kafka', `${TOPIC}_latest`), { recursive: true, withFileTypes: true }).catch(() => [])).filter((d) => d.isFile()).map((d) => d.name);
+  await waitFor('no file of the upsert table to be left in the warehouse', async () => ((await filesLeft()).length === 0 ? true : undefined), 30_000, 200).catch(async (err: unknown) => {
+    throw new Error(`${String(err)}: ${(await filesLeft()).join(', ')}`);
+  });
+  assert.deepEqual((await plannedFiles(restUrl(), TOPIC)).map((f) => f.path).sort(), topicFiles, 'the topic table keeps its data files');
+  for (const f of topicFiles) await stat(f.replace(/^file:\/\//, ''));
 });

@@ -338,7 +338,9 @@ export class LatestTable {
     if (props[FLOE_OWNER_PROPERTY] !== FLOE_OWNER || props[TOPIC_PROPERTY] !== topic || props[LATEST_OF_PROPERTY] === undefined) return false;
     await catalog.dropTable(id, { purge: false });
     const own = `${metadata.location.replace(/\/+$/, '')}/`;
-    for await (const o of io.list(own)) await io.delete(o.location).catch(() => undefined);
+    const objects: string[] = [];
+    for await (const o of io.list(own)) objects.push(o.location);
+    for (const o of objects) await io.delete(o).catch(() => undefined);
     return true;
   }
 }
