@@ -1,12 +1,15 @@
 // Spark SQL (Iceberg's Spark runtime, the README's configuration) reads a topic's `_latest` upsert table
 // through Floe's REST catalog: the rows of a Debezium change stream's current state equal the table the test
 // folds from the events it produced (test/helpers/cdc-stream.ts), and Spark's `files` metadata table shows
-// that every data file it reads is one of the topic table's (the upsert table adds only delete files).
+// that every data file it reads is one of the topic table's (the upsert table adds only delete files). The
+// topic is created with the README's "Upsert tables" command (Kafka's kafka-topics.sh) and queried with its
+// Spark query.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import kafkajs from 'kafkajs';
+import { runKafkaScript } from '../clients/kafka-cli.js';
 import { CdcStream } from '../../helpers/cdc-stream.js';
 import { startBroker, tempDir } from '../../helpers/broker.js';
 import { upsertCaughtUp } from '../../helpers/tiered-table.js';
@@ -14,8 +17,21 @@ import { catalogConf, packageJars, readSparkReadme, sessionConf } from './readme
 import { num } from './rows.js';
 import { SparkSql } from './spark.js';
 
+const { ConfigResourceTypes, Kafka, logLevel } = kafkajs;
 const TOPIC = 'customers';
-const PARTITIONS = 2;
+const PARTITIONS = 1;
+
+/** The README's "Upsert tables" block: its Kafka tool commands (continuation lines joined) and the Spark query. */
+async function readmeUpsert(): Promise<{ commands: string[]; query: string }> {
+  const section = (await readFile('README.md', 'utf8')).split(/^## /m).find((s) => s.startsWith('Upsert tables'));
+  const block = /```bash\n([\s\S]*?)```/.exec(section ?? '')?.[1];
+  assert.ok(block, 'README.md has an "Upsert tables" section with a bash block');
+  const commands = block.replace(/\\\n\s*/g, '').split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  const query = /in Spark: (SELECT .*)$/m.exec(block)?.[1] ?? '';
+  assert.deepEqual(commands.map((c) => c.split(' ')[0]), ['kafka-topics.sh', 'kafka-configs.sh']);
+  assert.match(query, /_latest$/);
+  return { commands, query };
+}
 
 test('Spark reads a Debezium stream\'s _latest table: the reference rows, on the topic table\'s data files', { timeout: 600_000 }, async (t) => {
   const readme = readSparkReadme();
@@ -31,17 +47,21 @@ test('Spark reads a Debezium stream\'s _latest table: the reference rows, on the
     await rm(root, { recursive: true, force: true });
   });
   const kafka = new Kafka({ brokers: [broker.bootstrap], clientId: 'spark-upsert', logLevel: logLevel.NOTHING });
+  const { commands, query } = await readmeUpsert();
+  const create = await runKafkaScript(commands[0] ?? '', { bootstrap: broker.bootstrap, cwd: root });
+  assert.equal(create.stdout.trim(), `Created topic ${TOPIC}.`);
+  const alter = await runKafkaScript(commands[1] ?? '', { bootstrap: broker.bootstrap, cwd: root });
+  assert.equal(alter.stdout.trim(), `Completed updating config for topic ${TOPIC}.`);
+  // Small segments and frequent commits, so the table gets many files and commits (AlterConfigs sets them all).
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({
-    topics: [{ topic: TOPIC, numPartitions: PARTITIONS, configEntries: [
-      { name: 'iceberg.upsert.enabled', value: 'true' },
-      { name: 'iceberg.upsert.cdc.format', value: 'debezium' },
-      { name: 'iceberg.upsert.order.field', value: 'ts_ms' },
-      { name: 'internal.segment.bytes', value: '16384' },
-      { name: 'iceberg.commit.interval.ms', value: '300' },
-    ] }],
-  });
+  await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: TOPIC, configEntries: [
+    { name: 'iceberg.upsert.enabled', value: 'true' },
+    { name: 'iceberg.upsert.cdc.format', value: 'debezium' },
+    { name: 'iceberg.upsert.order.field', value: 'ts_ms' },
+    { name: 'internal.segment.bytes', value: '16384' },
+    { name: 'iceberg.commit.interval.ms', value: '300' },
+  ] }] });
   await admin.disconnect();
   const restUrl = broker.broker.services.tiering?.restCatalogUrl ?? '';
   const stream = new CdcStream(7, 80);
@@ -61,6 +81,8 @@ test('Spark reads a Debezium stream\'s _latest table: the reference rows, on the
   const want = stream.expected();
   const { rows } = await spark.sql(`SELECT CAST(kafka.key AS STRING), CAST(value AS STRING) FROM floe.kafka.${TOPIC}_latest`);
   assert.deepEqual(rows.map((r) => `${String(r[0])}=${String(r[1])}`).sort(), want, 'Spark reads the reference table');
+  const readmeRows = await spark.objects(query);
+  assert.equal(readmeRows.length, want.length, `${query}: one row per live key`);
   // count(*) with delete files applied (Iceberg answers it from statistics only without deletes).
   assert.equal(num((await spark.sql(`SELECT count(*) FROM floe.kafka.${TOPIC}_latest`)).rows[0]?.[0]), want.length);
   const files = async (table: string): Promise<{ content: number; path: string }[]> =>
