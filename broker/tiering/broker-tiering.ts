@@ -88,6 +88,7 @@ export function topicTieringConfig(overrides: Readonly<Record<string, string>>, 
             cdc: eff.get('iceberg.upsert.cdc.format')?.value === 'debezium' ? ('debezium' as const) : ('none' as const),
             orderField: eff.get('iceberg.upsert.order.field')?.value || undefined,
             idColumns: (eff.get('iceberg.upsert.id.columns')?.value ?? '').split(',').map((c) => c.trim()).filter((c) => c !== ''),
+            formatVersion: eff.get('iceberg.upsert.format.version')?.value === '3' ? (3 as const) : (2 as const),
           },
         }
       : {}),

@@ -71,6 +71,7 @@ const NON_DEFAULT: Record<string, string> = {
   'iceberg.upsert.cdc.format': 'debezium',
   'iceberg.upsert.id.columns': 'id,key.region',
   'iceberg.upsert.order.field': 'source.lsn',
+  'iceberg.upsert.format.version': '3',
   'iceberg.compaction.enabled': 'false',
   'iceberg.compaction.min.input.files': '8',
   'iceberg.compaction.target.file.size.bytes': '134217728',

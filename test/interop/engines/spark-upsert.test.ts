@@ -12,12 +12,16 @@ import kafkajs from 'kafkajs';
 import { runKafkaScript } from '../clients/kafka-cli.js';
 import { CdcStream } from '../../helpers/cdc-stream.js';
 import { startBroker, tempDir } from '../../helpers/broker.js';
-import { upsertCaughtUp } from '../../helpers/tiered-table.js';
+import { loadTable, upsertCaughtUp } from '../../helpers/tiered-table.js';
+import { runVenvPython } from '../../helpers/peers.js';
+import { parseJson } from '../../../iceberg/json.js';
+import { fileURLToPath } from 'node:url';
 import { catalogConf, packageJars, readSparkReadme, sessionConf } from './readme-spark.js';
 import { num } from './rows.js';
 import { SparkSql } from './spark.js';
 
 const { ConfigResourceTypes, Kafka, logLevel } = kafkajs;
+const PYICEBERG = fileURLToPath(new URL('./pyiceberg_driver.py', import.meta.url));
 const TOPIC = 'customers';
 const PARTITIONS = 1;
 
@@ -63,35 +67,69 @@ test('Spark reads a Debezium stream\'s _latest table: the reference rows, on the
     { name: 'iceberg.commit.interval.ms', value: '300' },
   ] }] });
   await admin.disconnect();
+  // The same kind of stream into a second topic whose upsert table is format v3 (deletion vectors).
+  const V3 = `${TOPIC}-v3`;
+  const admin3 = kafka.admin();
+  await admin3.connect();
+  await admin3.createTopics({ topics: [{ topic: V3, numPartitions: 2, configEntries: [
+    { name: 'iceberg.upsert.enabled', value: 'true' },
+    { name: 'iceberg.upsert.cdc.format', value: 'debezium' },
+    { name: 'iceberg.upsert.order.field', value: 'ts_ms' },
+    { name: 'iceberg.upsert.format.version', value: '3' },
+    { name: 'internal.segment.bytes', value: '16384' },
+    { name: 'iceberg.commit.interval.ms', value: '300' },
+  ] }] });
+  await admin3.disconnect();
   const restUrl = broker.broker.services.tiering?.restCatalogUrl ?? '';
-  const stream = new CdcStream(7, 80);
   const producer = kafka.producer();
   await producer.connect();
-  let sent = 0;
-  for (let round = 0; round < 4; round++) {
-    const events = stream.events(200);
-    for (let i = 0; i < events.length; i += 50) await producer.send({ topic: TOPIC, acks: -1, messages: events.slice(i, i + 50).map((e) => ({ key: e.key, value: e.value })) });
-    sent += events.length;
-    await upsertCaughtUp(restUrl, TOPIC, PARTITIONS, sent);
+  const streams = new Map<string, { stream: CdcStream; partitions: number }>([[TOPIC, { stream: new CdcStream(7, 80), partitions: PARTITIONS }], [V3, { stream: new CdcStream(8, 80), partitions: 2 }]]);
+  for (const [topic, { stream, partitions }] of streams) {
+    let sent = 0;
+    for (let round = 0; round < 4; round++) {
+      const events = stream.events(200);
+      for (let i = 0; i < events.length; i += 50) await producer.send({ topic, acks: -1, messages: events.slice(i, i + 50).map((e) => ({ key: e.key, value: e.value })) });
+      sent += events.length;
+      await upsertCaughtUp(restUrl, topic, partitions, sent);
+    }
   }
   await producer.disconnect();
 
   const spark = await starting;
   await spark.setConf(catalogConf(readme, { name: 'floe', uri: restUrl, token: 'unused' }));
-  const want = stream.expected();
-  const { rows } = await spark.sql(`SELECT CAST(kafka.key AS STRING), CAST(value AS STRING) FROM floe.kafka.${TOPIC}_latest`);
-  assert.deepEqual(rows.map((r) => `${String(r[0])}=${String(r[1])}`).sort(), want, 'Spark reads the reference table');
   const readmeRows = await spark.objects(query);
-  assert.equal(readmeRows.length, want.length, `${query}: one row per live key`);
-  // count(*) with delete files applied (Iceberg answers it from statistics only without deletes).
-  assert.equal(num((await spark.sql(`SELECT count(*) FROM floe.kafka.${TOPIC}_latest`)).rows[0]?.[0]), want.length);
-  const files = async (table: string): Promise<{ content: number; path: string }[]> =>
-    (await spark.objects(`SELECT content, file_path FROM floe.kafka.${table}.files`)).map((f) => ({ content: num(f['content']), path: String(f['file_path']) }));
-  const topicData = new Set((await files(TOPIC)).filter((f) => f.content === 0).map((f) => f.path));
-  const latest = await files(`${TOPIC}_latest`);
-  const latestData = latest.filter((f) => f.content === 0);
-  assert.ok(latestData.length > 0);
-  for (const f of latestData) assert.ok(topicData.has(f.path), `${f.path}: a data file of the upsert table is one of the topic table's`);
-  for (const f of latest.filter((x) => x.content !== 0)) assert.ok(f.path.includes(`/${TOPIC}_latest/`), `${f.path}: the upsert table's delete files are its own`);
-  t.diagnostic(`${want.length} rows from ${latestData.length} of the topic table's ${topicData.size} data files, with ${latest.length - latestData.length} delete files`);
+  assert.equal(readmeRows.length, streams.get(TOPIC)?.stream.expected().length, `${query}: one row per live key`);
+  for (const [topic, { stream }] of streams) {
+    const table = `floe.kafka.\`${topic}_latest\``;
+    const want = stream.expected();
+    const { rows } = await spark.sql(`SELECT CAST(kafka.key AS STRING), CAST(value AS STRING) FROM ${table}`);
+    assert.deepEqual(rows.map((r) => `${String(r[0])}=${String(r[1])}`).sort(), want, `${topic}: Spark reads the reference table`);
+    // count(*) with delete files applied (Iceberg answers it from statistics only without deletes).
+    assert.equal(num((await spark.sql(`SELECT count(*) FROM ${table}`)).rows[0]?.[0]), want.length);
+    const files = async (name: string): Promise<{ content: number; path: string; format: string; referenced: unknown }[]> =>
+      (await spark.objects(`SELECT content, file_path, file_format, referenced_data_file FROM ${name}.files`)).map((f) => ({ content: num(f['content']), path: String(f['file_path']), format: String(f['file_format']), referenced: f['referenced_data_file'] }));
+    const topicData = new Set((await files(`floe.kafka.\`${topic}\``)).filter((f) => f.content === 0).map((f) => f.path));
+    const latest = await files(table);
+    const latestData = latest.filter((f) => f.content === 0);
+    const deletes = latest.filter((f) => f.content !== 0);
+    assert.ok(latestData.length > 0);
+    for (const f of latestData) assert.ok(topicData.has(f.path), `${f.path}: a data file of the upsert table is one of the topic table's`);
+    for (const f of deletes) assert.ok(f.path.includes(`/${topic}_latest/`), `${f.path}: the upsert table's delete files are its own`);
+    if (topic === V3) {
+      // Deletion vectors: Puffin, one per data file, naming it.
+      assert.ok(deletes.length > 0 && deletes.every((d) => d.format === 'PUFFIN'), `${topic}: deletes are deletion vectors: ${JSON.stringify(deletes)}`);
+      const referenced = deletes.map((d) => String(d.referenced));
+      assert.equal(new Set(referenced).size, referenced.length, 'at most one deletion vector per data file');
+      for (const r of referenced) assert.ok(latestData.some((f) => f.path === r), `${r}: a deletion vector names a data file of the table`);
+      const metadata = (await loadTable(restUrl, `${topic}_latest`))?.['metadata'] as Record<string, unknown> | undefined;
+      assert.equal(metadata?.['format-version'], 3, 'the upsert table is format v3');
+    } else {
+      assert.ok(deletes.every((d) => d.format === 'PARQUET'), `${topic}: deletes are position delete files`);
+    }
+    // pyiceberg (0.12, pyroaring for deletion vectors) reads the same rows.
+    const py = parseJson(await runVenvPython(PYICEBERG, JSON.stringify({ catalog: { type: 'rest', uri: restUrl }, table: `kafka.${topic}_latest`, scans: [{ filter: null }] }))) as unknown as { scans: { rows: [{ key: { b64: string } | null }, { b64: string } | null][] }[] };
+    const text = (v: { b64: string } | null): string => (v === null ? 'null' : Buffer.from(v.b64, 'base64').toString());
+    assert.deepEqual((py.scans[0]?.rows ?? []).map(([k, v]) => `${text(k.key)}=${text(v)}`).sort(), want, `${topic}: pyiceberg reads the reference table`);
+    t.diagnostic(`${topic}: ${want.length} rows from ${latestData.length} of the topic table's ${topicData.size} data files, with ${deletes.length} delete files`);
+  }
 });

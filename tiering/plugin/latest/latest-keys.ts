@@ -27,8 +27,12 @@ export interface DeadRow {
   readonly row: number;
 }
 
+const EMPTY: ReadonlySet<number> = new Set();
+
 export class LatestKeys {
   private readonly current = new Map<string, CurrentRow>();
+  /** Live rows by data file (what a deletion vector leaves visible). */
+  private readonly byFile = new Map<string, Set<number>>();
 
   constructor(private readonly reading: RowReading) {}
 
@@ -48,23 +52,31 @@ export class LatestKeys {
       dead(r); // a late event: the key's current row is newer
       return;
     }
-    if (before !== undefined && !before.deleted) dead(before);
+    if (before !== undefined && !before.deleted) {
+      this.byFile.get(before.file)?.delete(before.row);
+      dead(before);
+    }
     // A record without an order value (a tombstone) keeps the key's order: a late event stays late.
     const order = Number.isNaN(ev.order) && before !== undefined ? before.order : ev.order;
     this.current.set(ev.id, { offset: r.offset, file: r.file, row: r.row, deleted: ev.deleted, order });
-    if (ev.deleted) dead(r);
+    if (ev.deleted) {
+      dead(r);
+      return;
+    }
+    let rows = this.byFile.get(r.file);
+    if (rows === undefined) this.byFile.set(r.file, (rows = new Set()));
+    rows.add(r.row);
+  }
+
+  /** The live rows of one data file. */
+  liveIn(file: string): ReadonlySet<number> {
+    return this.byFile.get(file) ?? EMPTY;
   }
 
   /** Live rows (the table's rows), by data file: row positions ascending. */
   liveRows(): Map<string, number[]> {
     const out = new Map<string, number[]>();
-    for (const c of this.current.values()) {
-      if (c.deleted) continue;
-      let rows = out.get(c.file);
-      if (rows === undefined) out.set(c.file, (rows = []));
-      rows.push(c.row);
-    }
-    for (const rows of out.values()) rows.sort((a, b) => a - b);
+    for (const [file, rows] of this.byFile) if (rows.size > 0) out.set(file, [...rows].sort((a, b) => a - b));
     return out;
   }
 }

@@ -45,6 +45,8 @@ import { isUndecidedDeletes } from '../txn-deletes.js';
 import { LatestKeys, type DeadRow } from './latest-keys.js';
 import { columnProbes, rowReading, type RowReading, type RowReadingSettings } from './row-reading.js';
 import { readSegmentRows, type RowColumnProbes } from './segment-rows.js';
+import { rewriteVectors, type VectorTarget } from './latest-vectors.js';
+import { TieringError } from '../api.js';
 
 /** Marks a table as the upsert table of `<namespace>.<table>` (its value). */
 export const LATEST_OF_PROPERTY = 'floe.latest.of';
@@ -55,7 +57,10 @@ export const LATEST_SUFFIX = '_latest';
 /** A partition with this many delete files is rebuilt into one at its next sync. */
 export const MAX_DELETE_FILES = 16;
 
-export type UpsertSettings = RowReadingSettings;
+export interface UpsertSettings extends RowReadingSettings {
+  /** `iceberg.upsert.format.version`: 2 (position delete files) or 3 (deletion vectors). */
+  readonly formatVersion?: 2 | 3;
+}
 
 /** What the upsert table reads of its topic table (IcebergTopic's internals). */
 export interface LatestSource {
@@ -90,6 +95,8 @@ interface PartitionState {
   /** This table's data files and delete files of the partition. */
   files: Set<string>;
   deletes: Set<string>;
+  /** Format v3: each data file's deletion vector (the Puffin file's path), also in `deletes`. */
+  vectors: Map<string, string>;
   /** Whether the state can be trusted (false after a failed commit: rebuild). */
   sound: boolean;
 }
@@ -101,6 +108,7 @@ export class LatestTable {
   private readonly states = new Map<number, PartitionState>();
   private readonly reading: RowReading;
   private readonly probes: RowColumnProbes | undefined;
+  private readonly formatVersion: 2 | 3;
 
   private constructor(
     readonly id: TableIdentifier,
@@ -110,6 +118,7 @@ export class LatestTable {
   ) {
     this.reading = rowReading(settings);
     this.probes = columnProbes(settings);
+    this.formatVersion = settings.formatVersion ?? 2;
   }
 
   /** Loads (creating if missing) the upsert table of the topic table `of`, and rebuilds its key index. */
@@ -123,7 +132,7 @@ export class LatestTable {
           schema: source.schema(),
           partitionSpec: source.spec(),
           properties: { ...FLOE_TABLE_PROPERTIES, [FLOE_OWNER_PROPERTY]: FLOE_OWNER, [TOPIC_PROPERTY]: source.topic, [LATEST_OF_PROPERTY]: ofName, 'write.parquet.compression-codec': 'zstd' },
-          formatVersion: 2,
+          formatVersion: options.settings.formatVersion ?? 2,
         })
         .catch((err: unknown) => {
           if (!(err instanceof CatalogError && err.code === 'ALREADY_EXISTS')) throw err;
@@ -132,6 +141,9 @@ export class LatestTable {
     const table = await Table.load(catalog, id, source.io);
     checkOwnership(source.topic, id, table.metadata.properties, catalog.name);
     checkFieldIds(source.topic, id, table.schema(), source.schema(), catalog.name);
+    if (table.metadata['format-version'] !== (options.settings.formatVersion ?? 2)) {
+      throw new TieringError('INVALID_CONFIG', `the upsert table ${ofName}${LATEST_SUFFIX} has format-version ${table.metadata['format-version']}, not ${options.settings.formatVersion ?? 2} as iceberg.upsert.format.version says; turn iceberg.upsert.enabled off and on again to rebuild it`);
+    }
     const latest = new LatestTable(id, table, source, options.settings);
     await latest.load();
     return latest;
@@ -163,14 +175,18 @@ export class LatestTable {
     const { dataFiles, deleteFiles } = await this.table.files();
     const field = this.table.metadata['partition-specs'].find((s) => s['spec-id'] === this.table.metadata['default-spec-id'])?.fields[0]?.name;
     const partitionOf = (d: DataFile): number => Number(field === undefined ? NaN : d.partition[field]);
-    for (const p of this.source.partitions()) this.states.set(p, { keys: new LatestKeys(this.reading), applied: [], appliedOffset: -1, files: new Set(), deletes: new Set(), sound: false });
+    for (const p of this.source.partitions()) this.states.set(p, { keys: new LatestKeys(this.reading), applied: [], appliedOffset: -1, files: new Set(), deletes: new Set(), vectors: new Map(), sound: false });
     const state = (p: number): PartitionState => {
       let s = this.states.get(p);
-      if (s === undefined) this.states.set(p, (s = { keys: new LatestKeys(this.reading), applied: [], appliedOffset: -1, files: new Set(), deletes: new Set(), sound: false }));
+      if (s === undefined) this.states.set(p, (s = { keys: new LatestKeys(this.reading), applied: [], appliedOffset: -1, files: new Set(), deletes: new Set(), vectors: new Map(), sound: false }));
       return s;
     };
     for (const e of dataFiles) state(partitionOf(e.data_file)).files.add(e.data_file.file_path);
-    for (const e of deleteFiles) state(partitionOf(e.data_file)).deletes.add(e.data_file.file_path);
+    for (const e of deleteFiles) {
+      const s = state(partitionOf(e.data_file));
+      s.deletes.add(e.data_file.file_path);
+      if (e.data_file.file_format === 'puffin' && e.data_file.referenced_data_file) s.vectors.set(e.data_file.referenced_data_file, e.data_file.file_path);
+    }
     for (const [p, s] of this.states) {
       const recorded = latestSummaryProperty(this.table.metadata, APPLIED_PREFIX + p);
       if (recorded === undefined) continue;
@@ -208,15 +224,27 @@ export class LatestTable {
       const firstUndecided = segments.findIndex((s) => (s.deleteFiles ?? []).some(isUndecidedDeletes));
       const ready = firstUndecided < 0 ? segments : segments.slice(0, firstUndecided);
       const fps = ready.map(fingerprint);
-      const appendOnly = before !== undefined && before.sound && before.applied.length <= fps.length && before.applied.every((f, i) => fps[i] === f) && before.deletes.size < MAX_DELETE_FILES;
+      const appendOnly = before !== undefined && before.sound && before.applied.length <= fps.length && before.applied.every((f, i) => fps[i] === f) && (this.formatVersion === 3 || before.deletes.size < MAX_DELETE_FILES);
       if (appendOnly && before.applied.length === fps.length) continue;
       const lastOffset = ready[ready.length - 1]?.lastOffset ?? -1;
       const deleteLocation = `${this.table.location.replace(/\/+$/, '')}/data/partition=${p}/latest-${padOffset(BigInt(Math.max(lastOffset, 0)))}-${randomUUID()}-deletes.parquet`;
+      const vectorTarget = (state: PartitionState): VectorTarget => ({
+        io: this.source.io,
+        location: () => `${this.table.location.replace(/\/+$/, '')}/data/partition=${p}/latest-${padOffset(BigInt(Math.max(lastOffset, 0)))}-${randomUUID()}-dv.puffin`,
+        dataFile,
+        update,
+        files: state.files,
+        vectors: state.vectors,
+      });
       if (appendOnly) {
         // The new segments' rows: what they supersede (old rows and their own) is hidden, their files added.
-        const state: PartitionState = { ...before, applied: fps, appliedOffset: lastOffset, files: new Set(before.files), deletes: new Set(before.deletes) };
+        const state: PartitionState = { ...before, applied: fps, appliedOffset: lastOffset, files: new Set(before.files), deletes: new Set(before.deletes), vectors: new Map(before.vectors) };
         const ranges: PositionDeleteRange[] = [];
-        const dead = (d: DeadRow): void => void ranges.push({ path: d.file, start: BigInt(d.row), end: BigInt(d.row) + 1n });
+        const touched = new Set<string>();
+        const dead = (d: DeadRow): void => {
+          ranges.push({ path: d.file, start: BigInt(d.row), end: BigInt(d.row) + 1n });
+          touched.add(d.file);
+        };
         let tuple: PartitionData | undefined;
         for (const seg of ready.slice(before.applied.length)) {
           const hidden = await readSegmentRows(this.source, p, seg, (r) => {
@@ -225,13 +253,18 @@ export class LatestTable {
           }, this.probes);
           for (const [path, rows] of hidden) for (const row of rows) dead({ file: path, row });
           for (const path of seg.dataFiles) {
+            touched.add(path);
+            if (this.formatVersion === 3) continue; // added with its vector below, if it has a live row
             const f = await dataFile(path);
             tuple = f.partition;
             update.addFile(f);
             state.files.add(path);
           }
         }
-        if (ranges.length > 0) {
+        if (this.formatVersion === 3) {
+          rowsHidden += await rewriteVectors(vectorTarget(state), state.keys, touched);
+          state.deletes = new Set(state.vectors.values());
+        } else if (ranges.length > 0) {
           const del = await writePositionDeletes(this.source.io, deleteLocation, ranges, tuple === undefined ? {} : { partition: tuple });
           update.addDeleteFile(del);
           state.deletes.add(del.file_path);
@@ -247,8 +280,17 @@ export class LatestTable {
             keys.apply(r, () => undefined);
           }, this.probes);
         }
+        if (this.formatVersion === 3) {
+          // Every file's vector is rewritten from the rebuilt rows; files without a live row leave.
+          const state: PartitionState = { keys, applied: fps, appliedOffset: lastOffset, files: new Set(before?.files), deletes: new Set(), vectors: new Map(before?.vectors), sound: true };
+          rowsHidden += await rewriteVectors(vectorTarget(state), keys, [...ready.flatMap((s) => s.dataFiles), ...(before?.files ?? [])]);
+          state.deletes = new Set(state.vectors.values());
+          next.set(p, state);
+          rebuilt++;
+          continue;
+        }
         const live = keys.liveRows();
-        const state: PartitionState = { keys, applied: fps, appliedOffset: lastOffset, files: new Set(), deletes: new Set(), sound: true };
+        const state: PartitionState = { keys, applied: fps, appliedOffset: lastOffset, files: new Set(), deletes: new Set(), vectors: new Map(), sound: true };
         const ranges: PositionDeleteRange[] = [];
         let tuple: PartitionData | undefined;
         for (const seg of ready) {
@@ -306,11 +348,13 @@ export class LatestTable {
     for (const s of this.states.values()) {
       s.files.clear();
       s.deletes.clear();
+      s.vectors.clear();
     }
     for (const [entries, kind] of [[dataFiles, 'files'], [deleteFiles, 'deletes']] as const) {
       for (const e of entries) {
-        const p = Number(field === undefined ? NaN : e.data_file.partition[field]);
-        this.states.get(p)?.[kind].add(e.data_file.file_path);
+        const s = this.states.get(Number(field === undefined ? NaN : e.data_file.partition[field]));
+        s?.[kind].add(e.data_file.file_path);
+        if (kind === 'deletes' && e.data_file.file_format === 'puffin' && e.data_file.referenced_data_file) s?.vectors.set(e.data_file.referenced_data_file, e.data_file.file_path);
       }
     }
   }
