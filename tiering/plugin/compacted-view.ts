@@ -126,13 +126,6 @@ export class CompactedView {
     this.settings = settings;
   }
 
-  /** Keys held in memory, over the partitions read so far. */
-  async keys(): Promise<number> {
-    let n = 0;
-    for (const s of this.partitions.values()) n += (await s.catch(() => undefined))?.map.latest.size ?? 0;
-    return n;
-  }
-
   /**
    * The compacted view from `fetchOffset`: the first surviving batches at or after it (reading on through
    * removed ranges), or nothing when no record survives up to the end of the tiered range.

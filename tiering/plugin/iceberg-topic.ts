@@ -182,11 +182,6 @@ export class IcebergTopic {
     else this.compactedView = new CompactedView({ manifest: (p) => this.manifest(p), read: (...a) => this.readStored(...a) }, settings);
   }
 
-  /** The compacted view of a compacted topic, if it has one (its keys in memory: metrics). */
-  get compacted(): CompactedView | undefined {
-    return this.compactedView;
-  }
-
   /** Hides offsets [from, to] of a partition from table readers (position deletes; Kafka still reads them). */
   hideRows(partition: number, from: number, to: number): Promise<HideResult> {
     return this.runbook.hideRows(partition, from, to);
