@@ -1,7 +1,8 @@
 // The compacted view of a compacted topic's tiered range, over the wire: kafkajs produces updates over a
 // few keys, tombstones and unique fillers to a `cleanup.policy=compact` topic with `iceberg.enabled` and
-// small segments; the segments are tiered and local retention (local.retention.ms/bytes = 0, the broker's
-// own retention schedule) deletes every local one, so the whole log is below the local log start. Then
+// small segments; the segments are tiered and the log cleaner compacts them on local disk; then
+// local.retention.ms/bytes are set to 0 and the broker's own retention schedule deletes every local
+// segment (cleaned ones included), so the whole log is below the local log start. Then
 // five independent clients (kafkajs, kcat, confluent-kafka from PyPI, @platformatic/kafka, Apache Kafka's
 // Java client) read from offset 0 exactly the latest value per key plus the live tombstones at their
 // original offsets, with their timestamps and headers, and a fetch inside a removed range starts at the
@@ -11,7 +12,7 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Kafka, logLevel } from 'kafkajs';
+import kafkajs from 'kafkajs';
 import { createFileIO } from '../../../iceberg/io/registry.js';
 import { startBroker, tempDir } from '../../helpers/broker.js';
 import { waitFor } from '../../helpers/tiered-table.js';
@@ -24,7 +25,17 @@ import type { InRecord, InteropClient, OutRecord } from '../../interop/clients/t
 import { readWithDuckDB, readWithIcebird } from './table-readers.js';
 import { EARLIEST, EARLIEST_LOCAL, LATEST, LATEST_TIERED, listOffset } from './wire.js';
 
+const { ConfigResourceTypes, Kafka, logLevel } = kafkajs;
 const TOPIC = 'compacted-tiered';
+const CONFIGS = [
+  { name: 'cleanup.policy', value: 'compact' },
+  { name: 'iceberg.enabled', value: 'true' },
+  { name: 'iceberg.commit.interval.ms', value: '500' },
+  { name: 'internal.segment.bytes', value: '3000' },
+  { name: 'min.cleanable.dirty.ratio', value: '0.01' },
+  { name: 'min.compaction.lag.ms', value: '0' },
+  { name: 'delete.retention.ms', value: String(24 * 3600_000) },
+];
 
 interface Expected {
   offset: number;
@@ -67,17 +78,7 @@ test('consumers of every client see the compacted view of a compacted topic\'s t
       {
         topic: TOPIC,
         numPartitions: 1,
-        configEntries: [
-          { name: 'cleanup.policy', value: 'compact' },
-          { name: 'iceberg.enabled', value: 'true' },
-          { name: 'iceberg.commit.interval.ms', value: '500' },
-          { name: 'internal.segment.bytes', value: '3000' },
-          { name: 'local.retention.ms', value: '0' },
-          { name: 'local.retention.bytes', value: '0' },
-          { name: 'min.cleanable.dirty.ratio', value: '0.01' },
-          { name: 'min.compaction.lag.ms', value: '0' },
-          { name: 'delete.retention.ms', value: String(24 * 3600_000) },
-        ],
+        configEntries: CONFIGS,
       },
     ],
   });
@@ -110,9 +111,24 @@ test('consumers of every client see the compacted view of a compacted topic\'s t
   assert.equal(compacted.length, 6 + 2 + 100);
   assert.equal(compacted.filter((r) => r.value === null).length, 2, 'two live tombstones');
 
-  // The broker rolls the active segment each commit interval, tiers every segment, and its retention
-  // schedule deletes each local segment once the table holds it: nothing is left on local disk.
+  // First on local disk: the broker rolls the active segment each commit interval and tiers every segment,
+  // and the log cleaner compacts the tiered ones; local.retention.* is not set, so nothing is deleted.
   const end = out.length;
+  const hot = new KafkajsClient(broker.bootstrap);
+  t.after(() => hot.close());
+  await waitFor('the log cleaner to compact the tiered segments', async () => {
+    const got = view(await hot.consume(TOPIC, 0, 0, compacted.length));
+    return JSON.stringify(got) === JSON.stringify(compacted) ? true : undefined;
+  }, 120_000, 300);
+  assert.ok((broker.broker.services.cleaner?.metrics.recordsRemoved ?? 0) > 0, 'the cleaner removed records');
+  assert.equal(await listOffset(broker.port, TOPIC, 0, EARLIEST_LOCAL), 0, 'compact alone: the local log keeps its start');
+
+  // Then local.retention.* hands the (cleaned) segments off: the broker's retention schedule deletes each one
+  // the table holds, and nothing is left on local disk.
+  await admin.alterConfigs({
+    validateOnly: false,
+    resources: [{ type: ConfigResourceTypes.TOPIC, name: TOPIC, configEntries: [...CONFIGS, { name: 'local.retention.ms', value: '0' }, { name: 'local.retention.bytes', value: '0' }] }],
+  });
   await waitFor('every segment to be tiered and deleted locally', async () => ((await listOffset(broker.port, TOPIC, 0, EARLIEST_LOCAL)) === end ? true : undefined), 120_000, 300);
   assert.equal(await listOffset(broker.port, TOPIC, 0, LATEST_TIERED), end - 1, 'the table holds every offset');
   assert.equal(await listOffset(broker.port, TOPIC, 0, EARLIEST), 0, 'the log starts at 0, in the table');
