@@ -14,8 +14,8 @@
  *   answered, so the map always covers everything the read can return (batches past it are not returned);
  * - kept across table compaction, retention and DeleteRecords, which change files and the log start but
  *   never which record sits at which offset (records below the start are never served, and a record
- *   below the start never supersedes one above it); rebuilt when the committed offset goes back (an
- *   operator's rollback) or an update failed halfway.
+ *   below the start never supersedes one above it; an operator's rollback never changes offsets either);
+ *   rebuilt when the committed offset is ever below what the map covers, or after an update failed halfway.
  * In memory: one map entry per distinct key (the key's bytes as a string and a number), plus the base
  * offsets of aborted batches.
  *
