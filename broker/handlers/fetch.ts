@@ -209,9 +209,12 @@ export class FetchHandler implements ApiHandler {
             // Below the local log: tiered storage answers with the stored batches (offsets, CRCs as produced).
             const limit = Math.max(0, Math.min(p.partitionMaxBytes, budget));
             let records = await this.remote.read(t.name, p.partition, fetchOffset, limit, pass.bytes === 0);
-            if (records.length === 0) {
-              // A gap between the table and the local log (e.g. records deleted before they were tiered).
-              records = (await log.read(localStart, limit, { maxOffset: readLimit, minOneBatch: pass.bytes === 0 })).records;
+            if (records.length === 0 && pass.bytes === 0) {
+              // Nothing at or after fetchOffset in the table: a gap between the table and the local log (records
+              // deleted before they were tiered), or the rest of a compacted topic's tiered range compacted away.
+              // (Without minOneBatch an empty answer may only mean the next batch is over the limit: reading the
+              // local log then would skip the rest of the tiered range.)
+              records = (await log.read(localStart, limit, { maxOffset: readLimit, minOneBatch: true })).records;
             }
             if (committed) records = batchesBelow(records, readLimit);
             data.records = records;

@@ -32,7 +32,7 @@ import type { PartitionLog } from '../log/partition-log.js';
 import type { Logger } from '../logger.js';
 import type { PartitionTxns } from '../producers/partition-txns.js';
 import type { TopicRecord } from '../metadata/metadata-store.js';
-import { deletesByRetention, effectiveConfigs, numericConfig } from '../topics/topic-configs.js';
+import { compacts, deletesByRetention, effectiveConfigs, numericConfig } from '../topics/topic-configs.js';
 import { TablesBehind, type Behind } from './tables-behind.js';
 
 /** What Fetch and ListOffsets need from tiered storage. */
@@ -63,7 +63,8 @@ export interface ProducerStateReader {
 export function topicTieringConfig(overrides: Readonly<Record<string, string>>, config: BrokerConfig, topic = ''): TopicTieringConfig {
   const eff = effectiveConfigs(overrides, config);
   const n = (name: string) => numericConfig(eff, name);
-  // Without delete in cleanup.policy Kafka applies no retention; Floe does not compact yet, so the table keeps every row.
+  // Without delete in cleanup.policy Kafka applies no retention; compaction never removes rows from the
+  // table (it keeps every record), Kafka reads of its tiered range show the compacted view instead.
   const deletes = deletesByRetention(eff);
   const never = (v: number) => (!deletes || v < 0 || v >= Number.MAX_SAFE_INTEGER ? Infinity : v);
   const mode = eff.get('iceberg.mode')?.value;
@@ -82,6 +83,7 @@ export function topicTieringConfig(overrides: Readonly<Record<string, string>>, 
       minInputFiles: n('iceberg.compaction.min.input.files'),
       targetFileSizeBytes: n('iceberg.compaction.target.file.size.bytes') > 0 ? n('iceberg.compaction.target.file.size.bytes') : undefined,
     },
+    ...(compacts(eff) ? { compacted: { deleteRetentionMs: n('delete.retention.ms') } } : {}),
     ...(eff.get('iceberg.upsert.enabled')?.value === 'true'
       ? {
           upsert: {

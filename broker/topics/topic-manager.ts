@@ -23,11 +23,16 @@ export function logConfigFor(overrides: Readonly<Record<string, string>>, broker
   // A tiered topic keeps local segments by local.retention.*; the tiering plugin applies retention.* to the
   // table, and the log's canDeleteSegment gate keeps segments that are not committed there yet. Without
   // delete in cleanup.policy (compact, or empty) Kafka applies no retention: a compact topic is only
-  // cleaned (broker/log/cleaner), an empty policy keeps every record. Any negative retention.bytes means no
-  // limit, as in Kafka.
+  // cleaned (broker/log/cleaner), an empty policy keeps every record. A tiered compact topic still hands
+  // its committed segments off by an explicit local.retention.* (not -2, "as retention.*", which is no
+  // retention here): the table keeps every record and Kafka reads below the local log show its compacted
+  // view. Any negative retention.bytes means no limit, as in Kafka.
   const tiered = broker['remote.log.storage.system.enable'] && (eff.get('remote.storage.enable')?.value === 'true' || eff.get('iceberg.enabled')?.value === 'true');
   const unlimited = (v: number) => (v < 0 ? -1 : v);
-  const local = (name: string, total: string) => (!deletesByRetention(eff) ? -1 : unlimited(tiered && n(name) !== -2 ? n(name) : n(total)));
+  const local = (name: string, total: string) => {
+    if (deletesByRetention(eff)) return unlimited(tiered && n(name) !== -2 ? n(name) : n(total));
+    return tiered && compacts(eff) && n(name) !== -2 ? unlimited(n(name)) : -1;
+  };
   return {
     // internal.segment.bytes: Kafka's override for segments below segment.bytes' 1 MiB minimum (tests).
     'segment.bytes': eff.has('internal.segment.bytes') ? n('internal.segment.bytes') : n('segment.bytes'),

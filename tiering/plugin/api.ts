@@ -166,7 +166,15 @@ export interface TopicTieringConfig {
    * also has the `<table>_latest` upsert table (one row per key, sharing the topic table's data files); absent: none.
    */
   readonly upsert?: UpsertSettings;
+  /**
+   * A `cleanup.policy` with `compact`, with its `delete.retention.ms`: Kafka fetches of the tiered range
+   * show the compacted view (compacted-view.ts) while the table keeps every record; absent: every record.
+   */
+  readonly compacted?: CompactedViewSettings;
 }
+
+export type { CompactedViewSettings } from './compacted-view.js';
+import type { CompactedViewSettings } from './compacted-view.js';
 
 export type { UpsertSettings } from './latest/latest-table.js';
 import type { UpsertSettings } from './latest/latest-table.js';

@@ -228,6 +228,7 @@ export class IcebergTieringPlugin implements TieringPlugin {
       failed: (id, err) => this.options.onWarn?.(`the upsert table ${[...id.namespace, id.name].join('.')} of topic ${topic} could not catch up with its topic table; it is retried after the topic's next table operation: ${err instanceof Error ? err.message : String(err)}`, { topic }),
     };
     await table.configureUpsert(config.upsert, this.options.catalog);
+    table.configureCompactedView(config.compacted);
     table.onCommitted = (partitions) => {
       for (const p of partitions) this.requestCompaction(topic, p);
       this.scheduleSettle(topic);

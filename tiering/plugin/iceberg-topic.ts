@@ -71,6 +71,7 @@ import { maxTimestampOffset, offsetForTimestamp, type TimestampOffset } from './
 import { checkFieldIds, checkOwnership, FLOE_OWNER, TOPIC_PROPERTY } from './table-checks.js';
 import { TopicUpsert, type UpsertReport } from './latest/topic-upsert.js';
 import { LatestTable, type UpsertSettings } from './latest/latest-table.js';
+import { CompactedView, type CompactedViewSettings } from './compacted-view.js';
 
 export type { CompactionOutcome, CompactOptions } from './topic-compaction.js';
 
@@ -95,6 +96,8 @@ export class IcebergTopic {
   private upsert: TopicUpsert;
   /** Told how the upsert table's syncs go (the plugin's metrics and warnings). */
   upsertReport: UpsertReport = {};
+  /** What Kafka reads of a compacted topic's tiered range (compacted-view.ts); undefined: every record. */
+  private compactedView: CompactedView | undefined;
 
   private constructor(
     readonly topic: string,
@@ -167,6 +170,16 @@ export class IcebergTopic {
   /** The upsert table, when the topic has one. */
   get latestTable(): LatestTable | undefined {
     return this.upsert.table;
+  }
+
+  /**
+   * Makes Kafka fetches show the compacted view of the table (a `compact` cleanup policy), or, with
+   * undefined settings, every record.
+   */
+  configureCompactedView(settings: CompactedViewSettings | undefined): void {
+    if (settings === undefined) this.compactedView = undefined;
+    else if (this.compactedView !== undefined) this.compactedView.configure(settings);
+    else this.compactedView = new CompactedView({ manifest: (p) => this.manifest(p), read: (...a) => this.readStored(...a) }, settings);
   }
 
   /** Hides offsets [from, to] of a partition from table readers (position deletes; Kafka still reads them). */
@@ -657,12 +670,12 @@ export class IcebergTopic {
 
   /** ListOffsets by timestamp over the remote history (remote-timestamps.ts). */
   offsetForTimestamp(partition: number, timestamp: number): Promise<TimestampOffset | undefined> {
-    return offsetForTimestamp(this.manifest(partition), (from) => this.read(partition, from, 1 << 20, true), timestamp);
+    return offsetForTimestamp(this.manifest(partition), (from) => this.readStored(partition, from, 1 << 20, true), timestamp);
   }
 
   /** ListOffsets MAX_TIMESTAMP over the remote history (remote-timestamps.ts). */
   maxTimestampOffset(partition: number): Promise<TimestampOffset | undefined> {
-    return maxTimestampOffset(this.manifest(partition), (from) => this.read(partition, from, 1 << 20, true));
+    return maxTimestampOffset(this.manifest(partition), (from) => this.readStored(partition, from, 1 << 20, true));
   }
 
   /**
@@ -685,8 +698,17 @@ export class IcebergTopic {
     return true;
   }
 
+  /**
+   * What a Kafka fetch from `fetchOffset` gets: the committed batches, or for a compacted topic their
+   * compacted view (compacted-view.ts).
+   */
+  read(partition: number, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<RemoteFetchResult> {
+    const view = this.compactedView;
+    return view === undefined ? this.readStored(partition, fetchOffset, maxBytes, minOneBatch) : view.read(partition, fetchOffset, maxBytes, minOneBatch);
+  }
+
   /** Committed batches from `fetchOffset`, crossing into later segments when one has nothing at or after it. */
-  async read(partition: number, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<RemoteFetchResult> {
+  async readStored(partition: number, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<RemoteFetchResult> {
     const m = this.manifest(partition);
     if (m.segments.length === 0 || fetchOffset < m.logStartOffset || fetchOffset > m.committedOffset) {
       throw new TieringError('OFFSET_OUT_OF_RANGE', `${this.topic}-${partition}: offset ${fetchOffset} is not in the remote log [${m.logStartOffset}, ${m.committedOffset}]; reset to the earliest or latest offset`);

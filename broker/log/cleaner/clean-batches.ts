@@ -2,14 +2,15 @@
  * The record-level rules of Kafka's log cleaner, on the bytes of segments (no I/O here). A clean runs in two
  * passes over a range of closed segments, oldest first:
  *
- * 1. `OffsetMapBuilder` reads every batch and learns, per key, the offset of its latest record, and which
- *    transactional batches were aborted (their producer's ABORT marker follows them in the range). Records
- *    of a transaction whose marker is not in the range yet are "undecided": kept, and never allowed to
- *    supersede anything.
- * 2. `BatchCleaner` rewrites every batch, keeping a record when it is the latest of its key. A batch keeps
- *    its base offset, its last offset delta, its attributes (compression, timestamp type, transactional),
- *    its producer id, epoch and base sequence and its max timestamp; surviving records keep their offset
- *    deltas, timestamps and headers. Offsets are never renumbered: removed records leave gaps.
+ * 1. `OffsetMapBuilder` (protocol/record-batch/offset-map.ts, shared with the compacted view of tiered
+ *    data) reads every batch and learns, per key, the offset of its latest record, and which transactional
+ *    batches were aborted (their producer's ABORT marker follows them in the range). Records of a
+ *    transaction whose marker is not in the range yet are "undecided": kept, and never allowed to supersede
+ *    anything.
+ * 2. `BatchCleaner` rewrites every batch (protocol/record-batch/rewrite.ts), keeping a record when it is the
+ *    latest of its key. A batch keeps its base offset, its last offset delta, its attributes (compression,
+ *    timestamp type, transactional), its producer id, epoch and base sequence and its max timestamp;
+ *    surviving records keep their offset deltas, timestamps and headers. Offsets are never renumbered: removed records leave gaps.
  *
  * Tombstones (null values) and transaction markers whose data is all gone follow KIP-534: the first clean
  * that keeps one stamps its batch with a delete horizon (attribute bit 6, baseTimestamp = now +
@@ -19,79 +20,14 @@
  * empty batch with its producer id, epoch and sequence range, as Kafka keeps it for the producer state
  * (idempotent, non-transactional batches only).
  */
-import { decodeRecordBatch, encodeRecordBatch, type RecordBatch } from '../../../protocol/record-batch/record-batch.js';
-import type { KafkaRecord, RecordInput } from '../../../protocol/record-batch/records.js';
+import { decodeRecordBatch, type RecordBatch } from '../../../protocol/record-batch/record-batch.js';
+import type { KafkaRecord } from '../../../protocol/record-batch/records.js';
 import { iterateBatches } from '../../../protocol/record-batch/batches.js';
+import { keyOf, type OffsetMap } from '../../../protocol/record-batch/offset-map.js';
+import { rewriteBatch } from '../../../protocol/record-batch/rewrite.js';
 import { ATTR_DELETE_HORIZON, BATCH_OFFSETS } from '../../../protocol/record-batch/header.js';
 
-/** Latest offset per key (keys as latin1 strings: one char per byte), and the transactional verdicts. */
-export interface OffsetMap {
-  readonly latest: Map<string, number>;
-  /** Base offsets of transactional data batches that were aborted. */
-  readonly aborted: Set<number>;
-  /** Base offsets of transactional data batches whose transaction has no marker in the range. */
-  readonly undecided: Set<number>;
-  /**
-   * Base offsets of each idempotent producer's last data batch in the range: kept (empty if need be) so that
-   * the producer state rebuilt from the log still knows the producer's last sequence (Kafka's rule).
-   */
-  readonly producerLast: Set<number>;
-}
-
-export function keyOf(key: Buffer): string {
-  return key.toString('latin1');
-}
-
-interface OpenTxn {
-  batches: number[];
-  keys: [string, number][];
-}
-
-/** Pass 1: feed it the segments of the range in offset order, then call finish(). */
-export class OffsetMapBuilder {
-  private readonly latest = new Map<string, number>();
-  private readonly aborted = new Set<number>();
-  private readonly open = new Map<bigint, OpenTxn>();
-  private readonly lastOfProducer = new Map<bigint, number>();
-
-  add(segmentBytes: Buffer): void {
-    for (const { start } of iterateBatches(segmentBytes)) {
-      const b = decodeRecordBatch(segmentBytes, start, { verifyCrc: false });
-      const base = Number(b.baseOffset);
-      if (b.isControl) {
-        const txn = this.open.get(b.producerId);
-        this.open.delete(b.producerId);
-        if (txn === undefined || b.control?.kind === 'other') continue;
-        if (b.control?.kind === 'abort') for (const o of txn.batches) this.aborted.add(o);
-        else for (const [k, o] of txn.keys) this.put(k, o);
-        continue;
-      }
-      if (b.producerId >= 0n) this.lastOfProducer.set(b.producerId, base);
-      let txn: OpenTxn | undefined;
-      if (b.isTransactional) {
-        txn = this.open.get(b.producerId);
-        if (txn === undefined) this.open.set(b.producerId, (txn = { batches: [], keys: [] }));
-        txn.batches.push(base);
-      }
-      for (const r of b.records) {
-        if (r.key === null) continue;
-        if (txn !== undefined) txn.keys.push([keyOf(r.key), base + r.offsetDelta]);
-        else this.put(keyOf(r.key), base + r.offsetDelta);
-      }
-    }
-  }
-
-  private put(k: string, offset: number): void {
-    const prev = this.latest.get(k);
-    if (prev === undefined || prev < offset) this.latest.set(k, offset);
-  }
-
-  finish(): OffsetMap {
-    const undecided = new Set<number>();
-    for (const txn of this.open.values()) for (const o of txn.batches) undecided.add(o);
-    return { latest: this.latest, aborted: this.aborted, undecided, producerLast: new Set(this.lastOfProducer.values()) };
-  }
-}
+export { keyOf, OffsetMapBuilder, type OffsetMap } from '../../../protocol/record-batch/offset-map.js';
 
 export interface CleanStats {
   recordsRead: number;
@@ -190,31 +126,6 @@ export class BatchCleaner {
   /** Re-encodes a batch with `records`, keeping everything else; `stamp` sets the delete horizon. */
   private rewrite(b: RecordBatch, records: readonly KafkaRecord[], stamp: boolean): Buffer {
     this.stats.batchesRewritten++;
-    const baseTimestamp = stamp ? BigInt(this.now + this.deleteRetentionMs) : b.baseTimestamp;
-    const shift = Number(b.baseTimestamp - baseTimestamp);
-    const inputs: RecordInput[] = records.map((r) => ({
-      attributes: r.attributes,
-      timestampDelta: r.timestampDelta + shift,
-      offsetDelta: r.offsetDelta,
-      key: r.key,
-      value: r.value,
-      headers: r.headers,
-    }));
-    return encodeRecordBatch({
-      baseOffset: b.baseOffset,
-      partitionLeaderEpoch: b.partitionLeaderEpoch,
-      compression: b.compression,
-      timestampType: b.timestampType,
-      isTransactional: b.isTransactional,
-      isControl: b.isControl,
-      hasDeleteHorizon: stamp || b.hasDeleteHorizon,
-      lastOffsetDelta: b.lastOffsetDelta,
-      baseTimestamp,
-      maxTimestamp: b.maxTimestamp,
-      producerId: b.producerId,
-      producerEpoch: b.producerEpoch,
-      baseSequence: b.baseSequence,
-      records: inputs,
-    });
+    return rewriteBatch(b, records, stamp ? { deleteHorizon: BigInt(this.now + this.deleteRetentionMs) } : {});
   }
 }

@@ -267,6 +267,20 @@ test('the log applies segment and retention configs: internal.segment.bytes, com
   assert.equal(topicTieringConfig({ 'retention.ms': '10' }, tiered).retentionMs, 10);
 });
 
+test('a tiered compact topic hands committed segments off by an explicit local.retention.*, and its Kafka reads of the table show the compacted view', () => {
+  const topic = { 'cleanup.policy': 'compact', 'iceberg.enabled': 'true', 'retention.ms': '10', 'retention.bytes': '10' };
+  const local = logConfigFor({ ...topic, 'local.retention.ms': '0', 'local.retention.bytes': '100' }, tiered);
+  assert.deepEqual([local['retention.ms'], local['retention.bytes']], [0, 100], 'local.retention.* frees local disk once the table holds the segments');
+  const kept = logConfigFor(topic, tiered);
+  assert.deepEqual([kept['retention.ms'], kept['retention.bytes']], [-1, -1], 'local.retention.* = -2 (as retention.*): no retention, as compact alone has none');
+  const untiered = logConfigFor({ 'cleanup.policy': 'compact', 'iceberg.enabled': 'false', 'local.retention.ms': '0' }, tiered);
+  assert.equal(untiered['retention.ms'], -1, 'a topic that is not tiered never drops its compacted log');
+  assert.deepEqual(topicTieringConfig({ ...topic, 'delete.retention.ms': '1234' }, tiered).compacted, { deleteRetentionMs: 1234 });
+  assert.deepEqual(topicTieringConfig({ 'cleanup.policy': 'compact,delete', 'iceberg.enabled': 'true' }, tiered).compacted, { deleteRetentionMs: 86_400_000 });
+  assert.equal(topicTieringConfig({ 'iceberg.enabled': 'true' }, tiered).compacted, undefined, 'delete alone: every record');
+  assert.equal(topicTieringConfig(topic, tiered).retentionMs, Infinity, 'the table keeps every record');
+});
+
 test('every config without effect says so in its documentation, and only those', () => {
   for (const def of TOPIC_CONFIGS) assert.equal(def.doc.includes(NO_EFFECT), !def.applied, def.name);
 });
