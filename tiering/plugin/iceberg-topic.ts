@@ -42,7 +42,7 @@ import { TieringError, type PartitionTransactions, type SegmentRowCounts, type L
 import { crashPoint } from './crash-points.js';
 import { FileLeases } from './file-leases.js';
 import { TopicCompaction, type CompactionOutcome, type CompactOptions } from './topic-compaction.js';
-import { deletesOf, HIDDEN_MARK, TopicRunbook, type HideResult, type RollbackResult } from './topic-runbook.js';
+import { deletesOf, TopicRunbook, type HideResult, type RollbackResult } from './topic-runbook.js';
 import { isTxnDeletes, isUndecidedDeletes, writeTxnDeletes } from './txn-deletes.js';
 import {
   COMMITTED_OFFSET_PREFIX,
@@ -70,6 +70,7 @@ import { settledDeletes, settleSegments, undecidedPartitions, type PartitionTxnL
 import { maxTimestampOffset, offsetForTimestamp, type TimestampOffset } from './remote-timestamps.js';
 import { checkFieldIds, checkOwnership, FLOE_OWNER, TOPIC_PROPERTY } from './table-checks.js';
 import { TopicUpsert, type UpsertReport } from './latest/topic-upsert.js';
+import { TopicRetention } from './topic-retention.js';
 import { LatestTable, type UpsertSettings } from './latest/latest-table.js';
 import { CompactedView, type CompactedViewSettings } from './compacted-view.js';
 
@@ -86,6 +87,7 @@ export class IcebergTopic {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly compaction: TopicCompaction;
   private readonly runbook: TopicRunbook;
+  private readonly retention: TopicRetention;
   private compacting: Promise<unknown> = Promise.resolve();
   private retired = false;
   /** Told the partitions of every landed tiering commit (the plugin's compaction trigger). */
@@ -134,6 +136,15 @@ export class IcebergTopic {
       commitHistory: (update, next) => this.commitHistory(update, next),
       rowsBelow: (p, segment, location, index, offset) => rowsBelow(this.rows(), p, segment, location, index, offset),
       partitionTuples: (p, segment) => this.partitionTuples(p, segment),
+    });
+    // Retention and DeleteRecords likewise (topic-retention.ts).
+    this.retention = new TopicRetention({
+      table: () => this.table,
+      manifest: (p) => this.manifest(p),
+      serial: (fn) => this.serial(fn),
+      commitHistory: (update, next) => this.commitHistory(update, next),
+      deleteObjects: (locations) => this.deleteObjects(locations),
+      hideBelow: async (p, segment, offset) => hideBelow(this.rows(), p, segment, offset, await this.partitionTuples(p, segment)),
     });
     // The upsert table reads the committed history and data files through this source only.
     this.upsert = new TopicUpsert(
@@ -505,83 +516,14 @@ export class IcebergTopic {
     })();
   }
 
-  /**
-   * Total retention for one partition: removes the oldest committed segments that `expired` picks (in order,
-   * stopping at the first it keeps), their rows and files in one snapshot, then deletes their objects.
-   */
+  /** Total retention for one partition (topic-retention.ts): the oldest segments `expired` picks leave. */
   removeOldest(partition: number, expired: (s: SegmentEntry, remainingBytes: number) => boolean): Promise<number> {
-    return this.serial(async () => {
-      const m = this.manifest(partition);
-      let bytes = m.segments.reduce((n, s) => n + s.sizeInBytes, 0);
-      const doomed: SegmentEntry[] = [];
-      for (const s of m.segments) {
-        if (!expired(s, bytes)) break;
-        doomed.push(s);
-        bytes -= s.sizeInBytes;
-      }
-      if (doomed.length === 0) return 0;
-      const last = doomed[doomed.length - 1] as SegmentEntry;
-      const kept = m.segments.slice(doomed.length);
-      const next: PartitionManifest = { ...m, logStartOffset: Math.max(m.logStartOffset, kept[0]?.baseOffset ?? last.lastOffset + 1), segments: kept };
-      const update = this.table.newOverwrite();
-      // A segment's delete files leave with its data files, in the same commit: no delete file outlives its target.
-      for (const s of doomed) for (const f of [...s.dataFiles, ...(s.deleteFiles ?? [])]) update.deleteFile(f);
-      // Only control batches: no rows to remove, the snapshot only moves the manifest and log start.
-      if (update.isEmpty) update.allowNoFileChanges();
-      await this.commitHistory(update, next);
-      await this.deleteObjects(doomed.flatMap(objectsOf));
-      return doomed.length;
-    });
+    return this.retention.removeOldest(partition, expired);
   }
 
-  /**
-   * DeleteRecords below (or across) the remote history: the remote log start moves up to `offset`, segments
-   * wholly below it leave the table in the same commit as the new start (data and delete files), then their
-   * objects are deleted. When `offset` cuts through a segment, its data files wholly below `offset` leave the
-   * same way, and the rows below `offset` of the file it cuts get a position delete file in that commit
-   * (replacing the ones an earlier start gave it), so table readers see exactly the records from `offset`
-   * on; Kafka fetches still return the whole batch holding `offset`. No-op when the start is already at or
-   * past `offset` (so a retry after the commit landed changes nothing).
-   */
+  /** DeleteRecords below (or across) the remote history (topic-retention.ts). */
   truncateBefore(partition: number, offset: number): Promise<void> {
-    return this.serial(async () => {
-      const m = this.manifest(partition);
-      if (offset <= m.logStartOffset) return;
-      const doomed = m.segments.filter((s) => s.lastOffset < offset);
-      const kept = m.segments.slice(doomed.length);
-      const update = this.table.newOverwrite();
-      for (const s of doomed) for (const f of [...s.dataFiles, ...(s.deleteFiles ?? [])]) update.deleteFile(f);
-      const retired: string[] = [];
-      const cut = kept[0];
-      if (cut !== undefined && cut.baseOffset < offset) {
-        const { deletes, entry, removedData, removedIndexes } = await hideBelow(this.rows(), partition, cut, offset, await this.partitionTuples(partition, cut));
-        const fresh = new Set(deletes.map((d) => d.file_path));
-        for (const d of deletes) update.addDeleteFile(d);
-        // Data files wholly below the new start leave the table, with the delete files an earlier start gave
-        // them; their objects (and indexes) are deleted once the commit lands.
-        for (const f of removedData) update.deleteFile(f);
-        retired.push(...removedData, ...removedIndexes);
-        // Ranges an operator hid (topic-runbook.ts) and aborted transactional rows (txn-deletes.ts) stay
-        // hidden while their data file stays.
-        const hidden: string[] = [];
-        for (const f of cut.deleteFiles ?? []) {
-          if (fresh.has(f)) continue;
-          if ((f.includes(HIDDEN_MARK) || isTxnDeletes(f)) && !removedData.some((d) => deletesOf(d, f))) {
-            hidden.push(f);
-            continue;
-          }
-          update.deleteFile(f);
-          retired.push(f);
-        }
-        const { deleteFiles: _old, ...rest } = entry;
-        const keptDeletes = [...hidden, ...fresh];
-        kept[0] = keptDeletes.length > 0 ? { ...rest, deleteFiles: keptDeletes } : rest;
-      }
-      const next: PartitionManifest = { ...m, logStartOffset: offset, segments: kept };
-      if (update.isEmpty) update.allowNoFileChanges();
-      await this.commitHistory(update, next);
-      await this.deleteObjects([...doomed.flatMap(objectsOf), ...retired]);
-    });
+    return this.retention.truncateBefore(partition, offset);
   }
 
   /**
@@ -771,11 +713,6 @@ export class IcebergTopic {
 /** The delete files of a partition's segments, as one comparable string. */
 function deleteFilesOf(segments: readonly SegmentEntry[]): string {
   return JSON.stringify(segments.map((s) => [s.baseOffset, [...(s.deleteFiles ?? [])].sort()]));
-}
-
-/** Every object of a committed segment: data, index and delete files. */
-function objectsOf(s: SegmentEntry): string[] {
-  return [...s.dataFiles, ...s.indexFiles, ...(s.deleteFiles ?? [])];
 }
 
 /** Rows, null keys and null values of converted data files, from their Iceberg column metrics. */
