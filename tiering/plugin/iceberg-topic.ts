@@ -178,11 +178,6 @@ export class IcebergTopic {
     return this.serial(() => this.upsert.configure(settings, catalog));
   }
 
-  /** The upsert table, when the topic has one. */
-  get latestTable(): LatestTable | undefined {
-    return this.upsert.table;
-  }
-
   /**
    * Makes Kafka fetches show the compacted view of the table (a `compact` cleanup policy), or, with
    * undefined settings, every record.

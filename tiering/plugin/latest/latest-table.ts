@@ -35,7 +35,7 @@ import { writePositionDeletes, type PositionDeleteRange } from '../../../iceberg
 import { FLOE_OWNER_PROPERTY } from '../../../iceberg/rest/server.js';
 import { sameSchemaStructure, type Schema } from '../../../iceberg/schema.js';
 import { Table } from '../../../iceberg/table.js';
-import { latestSummaryProperty } from '../../../iceberg/transaction.js';
+import { latestSummaryProperty, type SnapshotUpdate } from '../../../iceberg/transaction.js';
 import { padOffset } from '../../offset-index/location.js';
 import type { PartitionManifest, SegmentEntry } from '../partition-manifest.js';
 import type { SegmentCodec } from '../segment-codec.js';
@@ -149,25 +149,10 @@ export class LatestTable {
     return latest;
   }
 
-  get location(): string {
-    return this.table.location;
-  }
-
-  get metadata(): Table['metadata'] {
-    return this.table.metadata;
-  }
-
   /** Whether this table's current snapshot names the data file (the topic table must not delete it yet). */
   holds(path: string): boolean {
     for (const s of this.states.values()) if (s.files.has(path)) return true;
     return false;
-  }
-
-  /** Keys with a live row or a retained delete, over all partitions (for metrics). */
-  get keys(): number {
-    let n = 0;
-    for (const s of this.states.values()) n += s.keys.size;
-    return n;
   }
 
   /** Reads what the table holds and rebuilds the key index of every partition whose history is unchanged. */
@@ -175,12 +160,12 @@ export class LatestTable {
     const { dataFiles, deleteFiles } = await this.table.files();
     const field = this.table.metadata['partition-specs'].find((s) => s['spec-id'] === this.table.metadata['default-spec-id'])?.fields[0]?.name;
     const partitionOf = (d: DataFile): number => Number(field === undefined ? NaN : d.partition[field]);
-    for (const p of this.source.partitions()) this.states.set(p, { keys: new LatestKeys(this.reading), applied: [], appliedOffset: -1, files: new Set(), deletes: new Set(), vectors: new Map(), sound: false });
     const state = (p: number): PartitionState => {
       let s = this.states.get(p);
       if (s === undefined) this.states.set(p, (s = { keys: new LatestKeys(this.reading), applied: [], appliedOffset: -1, files: new Set(), deletes: new Set(), vectors: new Map(), sound: false }));
       return s;
     };
+    for (const p of this.source.partitions()) state(p);
     for (const e of dataFiles) state(partitionOf(e.data_file)).files.add(e.data_file.file_path);
     for (const e of deleteFiles) {
       const s = state(partitionOf(e.data_file));
@@ -206,10 +191,6 @@ export class LatestTable {
     if (!sameSchemaStructure(this.table.schema(), this.source.schema())) await this.table.updateSchema(this.source.schema());
     const update = this.table.newOverwrite();
     const next = new Map<number, PartitionState>();
-    let appended = 0;
-    let rebuilt = 0;
-    let rowsRead = 0;
-    let rowsHidden = 0;
     let known: Map<string, DataFile> | undefined;
     const dataFile = async (path: string): Promise<DataFile> => {
       known ??= await this.source.dataFiles();
@@ -217,7 +198,30 @@ export class LatestTable {
       if (f === undefined) throw new Error(`${this.source.topic}: data file ${path} of the topic table's history is not live in it; the table changed meanwhile, the next sync retries`);
       return f;
     };
+    // A failure before the commit lands leaves key indexes half applied: those partitions are rebuilt next time.
+    let touching: number | undefined;
+    const distrust = (): void => {
+      for (const p of [...next.keys(), ...(touching === undefined ? [] : [touching])]) {
+        const s = this.states.get(p);
+        if (s !== undefined) s.sound = false;
+      }
+    };
+    try {
+      return await this.apply(update, next, dataFile, (p) => (touching = p));
+    } catch (err) {
+      distrust();
+      await this.reloadFiles().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async apply(update: SnapshotUpdate, next: Map<number, PartitionState>, dataFile: (path: string) => Promise<DataFile>, touching: (p: number) => void): Promise<LatestSyncResult> {
+    let appended = 0;
+    let rebuilt = 0;
+    let rowsRead = 0;
+    let rowsHidden = 0;
     for (const p of this.source.partitions()) {
+      touching(p);
       const before = this.states.get(p);
       const segments = this.source.manifest(p).segments;
       // Undecided transactions: their segment and every later one wait for settlement.
@@ -325,17 +329,8 @@ export class LatestTable {
     for (const [p, s] of this.states) if (!next.has(p) && s.sound) update.set(APPLIED_PREFIX + p, `${s.appliedOffset}:${digest(s.applied)}`);
     for (const [p, s] of next) update.set(APPLIED_PREFIX + p, `${s.appliedOffset}:${digest(s.applied)}`);
     if (update.isEmpty) update.allowNoFileChanges();
-    try {
-      await this.table.commit(update);
-    } catch (err) {
-      // What landed is unknown: rebuild the partitions this sync touched from what the table holds next time.
-      for (const p of next.keys()) {
-        const s = this.states.get(p);
-        if (s !== undefined) s.sound = false;
-      }
-      await this.reloadFiles().catch(() => undefined);
-      throw err;
-    }
+    // A failed commit may still have landed: the caller rebuilds the partitions it touched from the table.
+    await this.table.commit(update);
     for (const [p, s] of next) this.states.set(p, s);
     return { committed: true, appended, rebuilt, rowsRead, rowsHidden };
   }
