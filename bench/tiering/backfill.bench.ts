@@ -7,7 +7,7 @@
 // With --upsert, each run also backfills the same records into a topic with `iceberg.upsert.enabled=true`
 // (5,000 keys per partition), waiting until its `_latest` table has applied everything too: the CPU time
 // per MB of the two gives the cost of keeping the upsert table on top of the topic table, in the same run.
-// Run: npx tsx bench/tiering/backfill.bench.ts [--mb=256] [--runs=3] [--partitions=4] [--codec=zstd|none] [--values=text|json] [--build=src|dist] [--upsert]
+// Run: npx tsx bench/tiering/backfill.bench.ts [--mb=256] [--runs=3] [--partitions=4] [--codec=zstd|none] [--values=text|json] [--build=src|dist] [--upsert] [--profile]
 import { execSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -21,6 +21,7 @@ import { createTopic } from '../lib/admin.js';
 import { LoadClient } from '../lib/load-client.js';
 import { adminUrl, restCatalogUrl, spawnFloe, type Build } from '../lib/processes.js';
 import { cpuSeconds } from '../lib/proc-stats.js';
+import { printProfiles } from '../lib/cpu-profile.js';
 import { median, MiB } from '../lib/stats.js';
 import { formatMarkdownTable, formatTable, progress, type Cell } from '../lib/table.js';
 import { buildSegment, type ValueShape } from './segment.js';
@@ -33,6 +34,8 @@ const CODEC = args.string('codec', 'zstd') as CompressionType;
 const VALUES = args.string('values', 'text') as ValueShape;
 const BUILD = args.string('build', 'src') as Build;
 const UPSERT = args.flag('upsert');
+/** Profile the broker (main thread) during each backfill and print where its time went (with --upsert, the upsert run's). */
+const PROFILE = args.flag('profile');
 
 interface ProduceResponse {
   responses: { partitionResponses: { errorCode: number }[] }[];
@@ -72,7 +75,8 @@ async function upsertCaughtUp(restUrl: string, topic: string, partitions: number
 
 async function backfillRun(segments: readonly Buffer[], run: number, upsert = false): Promise<{ mb: number; perCore: number; wall: number }> {
   const work = await mkdtemp(join(tmpdir(), 'floe-backfill-bench-'));
-  const floe = await spawnFloe({ dataDir: join(work, 'log'), build: BUILD, flags: [`--iceberg.warehouse=${join(work, 'wh')}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1', '--schema.registry.port=-1', '--iceberg.commit.interval.ms=1000'] });
+  const profileDir = PROFILE && (upsert || !UPSERT) ? join(work, 'profile') : undefined;
+  const floe = await spawnFloe({ dataDir: join(work, 'log'), build: BUILD, ...(profileDir ? { cpuProfDir: profileDir } : {}), flags: [`--iceberg.warehouse=${join(work, 'wh')}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1', '--schema.registry.port=-1', '--iceberg.commit.interval.ms=1000'] });
   try {
     const url = adminUrl(floe);
     if (url === undefined) throw new Error('no admin URL in the broker output');
@@ -116,6 +120,7 @@ async function backfillRun(segments: readonly Buffer[], run: number, upsert = fa
     return { mb, perCore: mb / cpu, wall: mb / wall };
   } finally {
     await floe.stop();
+    if (profileDir !== undefined) await printProfiles(profileDir).catch((err: unknown) => progress(`no profile: ${String(err)}`));
     await rm(work, { recursive: true, force: true });
   }
 }

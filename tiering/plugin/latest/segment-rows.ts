@@ -65,7 +65,8 @@ export async function readSegmentRows(ctx: SegmentRowsContext, partition: number
     let next = Number(index.baseOffset);
     const last = Number(index.lastOffset);
     while (next <= last) {
-      const r = await ctx.codec.readSegment({ io: ctx.io, partition, baseOffset: segment.baseOffset, lastOffset: segment.lastOffset, dataFiles: segment.dataFiles, indexFiles: [location], fetchOffset: next, maxBytes: READ_BYTES, minOneBatch: true });
+      // Uncompressed, and past the codec's batch cache: these reads are not Kafka fetches and must not evict theirs.
+      const r = await ctx.codec.readSegment({ io: ctx.io, partition, baseOffset: segment.baseOffset, lastOffset: segment.lastOffset, dataFiles: segment.dataFiles, indexFiles: [location], fetchOffset: next, maxBytes: READ_BYTES, minOneBatch: true, compression: 'none' });
       if (r.records.length === 0 || r.nextOffset <= next) break;
       for (let pos = 0; pos < r.records.length; ) {
         const batch = decodeRecordBatch(r.records, pos, { verifyCrc: false });
