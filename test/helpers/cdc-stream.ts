@@ -76,6 +76,16 @@ export class CdcStream {
     return [...this.table].filter(([, s]) => s.value !== null).map(([k, s]) => `${k}=${s.value}`).sort();
   }
 
+  /**
+   * The upsert table `events` make when folded in this order (e.g. what a consumer read back from the log,
+   * partition by partition: a key's events are all in one partition, in offset order).
+   */
+  static fold(events: Iterable<CdcEvent>): string[] {
+    const s = new CdcStream(0, 1);
+    for (const e of events) s.fold(e);
+    return s.expected();
+  }
+
   private envelope(id: number, op: 'c' | 'r' | 'u' | 'd', version: number, ts: number): string {
     const after = op === 'd' ? null : { id, name: `customer-${id}`, version };
     const payload = { before: op === 'c' || op === 'r' ? null : { id, name: `customer-${id}`, version: version - 1 }, after, op, ts_ms: ts, source: { connector: 'postgresql', lsn: ts * 8 } };

@@ -23,12 +23,17 @@
  *
  * ('mid-commit' is reached inside compaction's commits too, counted with the tiering commits.)
  *
+ * The upsert table (latest/latest-table.ts) has one, in its sync after a topic-table operation:
+ *
+ *   before-upsert-commit       its delete files are stored, its commit has not started (the topic table's
+ *                              commit it follows has landed)
+ *
  * Unset (production), `crashPoint` is a no-op.
  */
 import { writeSync } from 'node:fs';
 import type { FileIO } from '../../iceberg/io/file-io.js';
 
-export type CrashPoint = 'mid-upload' | 'before-commit' | 'mid-commit' | 'after-commit' | 'before-compaction-commit' | 'after-compaction-commit';
+export type CrashPoint = 'mid-upload' | 'before-commit' | 'mid-commit' | 'after-commit' | 'before-compaction-commit' | 'after-compaction-commit' | 'before-upsert-commit';
 
 export const CRASH_MARKER = 'FLOE_TIERING_CRASH';
 

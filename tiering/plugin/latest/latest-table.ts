@@ -47,6 +47,7 @@ import { columnProbes, rowReading, type RowReading, type RowReadingSettings } fr
 import { readSegmentRows, type RowColumnProbes } from './segment-rows.js';
 import { rewriteVectors, type VectorTarget } from './latest-vectors.js';
 import { TieringError } from '../api.js';
+import { crashPoint } from '../crash-points.js';
 
 /** Marks a table as the upsert table of `<namespace>.<table>` (its value). */
 export const LATEST_OF_PROPERTY = 'floe.latest.of';
@@ -330,6 +331,7 @@ export class LatestTable {
     for (const [p, s] of next) update.set(APPLIED_PREFIX + p, `${s.appliedOffset}:${digest(s.applied)}`);
     if (update.isEmpty) update.allowNoFileChanges();
     // A failed commit may still have landed: the caller rebuilds the partitions it touched from the table.
+    crashPoint('before-upsert-commit');
     await this.table.commit(update);
     for (const [p, s] of next) this.states.set(p, s);
     return { committed: true, appended, rebuilt, rowsRead, rowsHidden };
