@@ -13,7 +13,10 @@ import { Table } from '../../../../iceberg/table.js';
 import { decodeRecordBatch } from '../../../../protocol/record-batch/record-batch.js';
 import { iterateBatches } from '../../../../protocol/record-batch/batches.js';
 import { CONFIG, env, ID, segments, TOPIC } from '../compaction-fixture.js';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { encodeRecordBatch } from '../../../../protocol/record-batch/record-batch.js';
+import { MAX_DELETE_FILES } from '../../../../tiering/plugin/latest/latest-table.js';
 import type { LogSegmentData } from '../../../../tiering/plugin/api.js';
 
 const LATEST = { namespace: ID.namespace, name: `${ID.name}_latest` };
@@ -117,3 +120,35 @@ test('the upsert table follows DeleteRecords, compaction and snapshot expiry of 
   assert.equal((await Table.load(catalog, LATEST, io)).metadata.snapshots.length, 1, 'the upsert table keeps its current snapshot only');
   assert.deepEqual(await tableRows(t, catalog, io, LATEST), await expectedRows(all, new Map([[0, cut]])));
 });
+
+test('the upsert table\'s deletes are compacted: a partition that gathered MAX_DELETE_FILES delete files is rebuilt into one', async (t) => {
+  const e = await env(t);
+  const { plugin, catalog, io } = e.open();
+  await plugin.configureTopic(TOPIC, { ...CONFIG, upsert: { cdc: 'none' } });
+  // Keys repeat across segments (k<offset % 7>), so every commit hides rows of earlier files.
+  const segs: LogSegmentData[] = [];
+  let next = 0;
+  const deleteFiles = async (): Promise<number> => (await (await Table.load(catalog, LATEST, io)).files()).deleteFiles.length;
+  let most = 0;
+  for (let i = 0; i < MAX_DELETE_FILES + 6; i++) {
+    const s = await keyedSegment(e.dir, next, 6, 7);
+    segs.push(s);
+    next = s.lastOffset + 1;
+    plugin.segmentClosed(s);
+    await plugin.drain();
+    await plugin.maintain(TOPIC);
+    most = Math.max(most, await deleteFiles());
+  }
+  assert.ok(most <= MAX_DELETE_FILES, `at most ${MAX_DELETE_FILES} delete files at any time (saw ${most})`);
+  assert.ok(most >= MAX_DELETE_FILES - 1, `the deletes piled up before they were compacted (saw ${most})`);
+  assert.deepEqual(await tableRows(t, catalog, io, LATEST), await expectedRows(segs));
+});
+
+/** A segment of partition 0 from `base`: `count` records keyed k<offset % keys>, one batch. */
+async function keyedSegment(dir: string, base: number, count: number, keys: number): Promise<LogSegmentData> {
+  const records = Array.from({ length: count }, (_, i) => ({ key: Buffer.from(`k${(base + i) % keys}`), value: Buffer.from(`v${base + i}`), timestampDelta: i, headers: [] }));
+  const bytes = encodeRecordBatch({ baseOffset: BigInt(base), baseTimestamp: 1_700_000_000_000n + BigInt(base), compression: 'none', records });
+  const path = join(dir, `0-${String(base).padStart(20, '0')}.log`);
+  await writeFile(path, bytes);
+  return { topic: TOPIC, partition: 0, baseOffset: base, lastOffset: base + count - 1, path, sizeInBytes: bytes.length, maxTimestamp: 1_700_000_000_000 + base + count - 1 };
+}
