@@ -130,6 +130,8 @@ test('Spark reads a Debezium stream\'s _latest table: the reference rows, on the
     const py = parseJson(await runVenvPython(PYICEBERG, JSON.stringify({ catalog: { type: 'rest', uri: restUrl }, table: `kafka.${topic}_latest`, scans: [{ filter: null }] }))) as unknown as { scans: { rows: [{ key: { b64: string } | null }, { b64: string } | null][] }[] };
     const text = (v: { b64: string } | null): string => (v === null ? 'null' : Buffer.from(v.b64, 'base64').toString());
     assert.deepEqual((py.scans[0]?.rows ?? []).map(([k, v]) => `${text(k.key)}=${text(v)}`).sort(), want, `${topic}: pyiceberg reads the reference table`);
+    // Read-only to engines, like the topic table: Floe alone changes it.
+    await assert.rejects(spark.sql(`DELETE FROM ${table} WHERE kafka.offset = 0`), /read-only|Forbidden/i);
     t.diagnostic(`${topic}: ${want.length} rows from ${latestData.length} of the topic table's ${topicData.size} data files, with ${deletes.length} delete files`);
   }
 });

@@ -44,6 +44,8 @@ const HARNESS_CONF: Readonly<Record<string, string>> = {
 export class SparkSql {
   private queue: Promise<unknown> = Promise.resolve();
   private stderrTail = '';
+  /** The driver's exit, awaited by every statement (one listener for all, not one per statement). */
+  private readonly exited: Promise<unknown>;
 
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
@@ -51,6 +53,8 @@ export class SparkSql {
     readonly version: string,
   ) {
     child.stderr.on('data', (d: Buffer) => (this.stderrTail = (this.stderrTail + d.toString()).slice(-8000)));
+    this.exited = once(child, 'exit');
+    this.exited.catch(() => undefined);
   }
 
   /** Starts the JVM with `conf` (spark.jars and session settings) on top of the harness's settings. */
@@ -93,7 +97,7 @@ export class SparkSql {
       try {
         const [line] = await Promise.race([
           answer,
-          once(this.child, 'exit').then(() => Promise.reject(new Error(`the Spark driver exited during ${JSON.stringify(cmd)}:\n${this.stderrTail}`))),
+          this.exited.then(() => Promise.reject(new Error(`the Spark driver exited during ${JSON.stringify(cmd)}:\n${this.stderrTail}`))),
           new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new Error(`Spark did not answer ${JSON.stringify(cmd)} within ${STATEMENT_TIMEOUT_MS} ms`)), STATEMENT_TIMEOUT_MS))),
         ]);
         return parseJson(String(line)) as Record<string, unknown>;
