@@ -44,7 +44,8 @@ import { checkFieldIds, checkOwnership, FLOE_OWNER, TOPIC_PROPERTY } from '../ta
 import { isUndecidedDeletes } from '../txn-deletes.js';
 import { LatestKeys, type DeadRow } from './latest-keys.js';
 import { columnProbes, rowReading, type RowReading, type RowReadingSettings } from './row-reading.js';
-import { readSegmentRows, type RowColumnProbes } from './segment-rows.js';
+import { readSegmentColumnRows, readSegmentRows, type KeyedRow, type RowColumnProbes } from './segment-rows.js';
+import { TOPIC_SCHEMA } from '../../convert/schema.js';
 import { rewriteVectors, type VectorTarget } from './latest-vectors.js';
 import { TieringError } from '../api.js';
 import { crashPoint } from '../crash-points.js';
@@ -156,6 +157,16 @@ export class LatestTable {
     return false;
   }
 
+  /**
+   * The rows of a segment that table readers see: from the data files' columns for a `key_value` table (its
+   * key and value columns are what readers see), through the Kafka read path for a typed one (which rebuilds
+   * typed keys and values) or when id columns are read.
+   */
+  private rowsOf(p: number, seg: SegmentEntry, visit: (r: KeyedRow) => void): Promise<Map<string, Set<number>>> {
+    if (this.probes === undefined && sameSchemaStructure(this.source.schema(), TOPIC_SCHEMA)) return readSegmentColumnRows(this.source, seg, visit);
+    return readSegmentRows(this.source, p, seg, visit, this.probes);
+  }
+
   /** Reads what the table holds and rebuilds the key index of every partition whose history is unchanged. */
   private async load(): Promise<void> {
     const { dataFiles, deleteFiles } = await this.table.files();
@@ -180,7 +191,7 @@ export class LatestTable {
       const segments = this.source.manifest(p).segments.filter((e) => e.lastOffset <= Number(offset));
       const fps = segments.map(fingerprint);
       if (digest(fps) !== hash) continue; // the history changed meanwhile: the next sync rebuilds the partition
-      for (const seg of segments) await readSegmentRows(this.source, p, seg, (r) => s.keys.apply(r, () => undefined), this.probes);
+      for (const seg of segments) await this.rowsOf(p, seg, (r) => s.keys.apply(r, () => undefined));
       s.applied = fps;
       s.appliedOffset = Number(offset);
       s.sound = true;
@@ -252,10 +263,10 @@ export class LatestTable {
         };
         let tuple: PartitionData | undefined;
         for (const seg of ready.slice(before.applied.length)) {
-          const hidden = await readSegmentRows(this.source, p, seg, (r) => {
+          const hidden = await this.rowsOf(p, seg, (r) => {
             rowsRead++;
             state.keys.apply(r, dead);
-          }, this.probes);
+          });
           for (const [path, rows] of hidden) for (const row of rows) dead({ file: path, row });
           for (const path of seg.dataFiles) {
             touched.add(path);
@@ -280,10 +291,10 @@ export class LatestTable {
       } else {
         const keys = new LatestKeys(this.reading);
         for (const seg of ready) {
-          await readSegmentRows(this.source, p, seg, (r) => {
+          await this.rowsOf(p, seg, (r) => {
             rowsRead++;
             keys.apply(r, () => undefined);
-          }, this.probes);
+          });
         }
         if (this.formatVersion === 3) {
           // Every file's vector is rewritten from the rebuilt rows; files without a live row leave.

@@ -19,6 +19,7 @@ import { resolveLocation } from '../../offset-index/location.js';
 import { TieringError } from '../api.js';
 import type { SegmentEntry } from '../partition-manifest.js';
 import type { SegmentCodec } from '../segment-codec.js';
+import { readColumnRows } from './column-rows.js';
 
 /** The topic's table the rows are read from. */
 export interface SegmentRowsContext {
@@ -84,6 +85,27 @@ export async function readSegmentRows(ctx: SegmentRowsContext, partition: number
         });
       }
       next = r.nextOffset;
+    }
+  }
+  return hidden;
+}
+
+/**
+ * The same rows as readSegmentRows, for a `key_value` table: read from the data files' offset, key and
+ * value columns (column-rows.ts) instead of rebuilt Kafka batches. `timestamp` is not read (0).
+ */
+export async function readSegmentColumnRows(ctx: SegmentRowsContext, segment: SegmentEntry, visit: (row: KeyedRow) => void): Promise<Map<string, Set<number>>> {
+  const hidden = await hiddenRows(ctx.io, segment.deleteFiles ?? []);
+  for (const location of segment.indexFiles) {
+    const index = decodeSegmentIndex(await ctx.io.get(location));
+    if (index.dataFile === null) continue;
+    const file = resolveLocation(ctx.tableLocation, index.dataFile.path);
+    const gone = hidden.get(file);
+    const cols = await readColumnRows(ctx.io, file);
+    for (let row = 0; row < cols.rows; row++) {
+      if (gone?.has(row)) continue;
+      const value = cols.value(row);
+      visit({ key: cols.key(row), offset: cols.offset(row), timestamp: 0, tombstone: value === null, value, file, row });
     }
   }
   return hidden;
