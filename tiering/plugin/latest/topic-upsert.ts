@@ -28,10 +28,6 @@ export class TopicUpsert {
     private readonly report: UpsertReport = {},
   ) {}
 
-  get table(): LatestTable | undefined {
-    return this.latest;
-  }
-
   /** Opens the upsert table (undefined settings: drops it, so it cannot outlive the files it names). Run it in the topic's chain. */
   async configure(settings: UpsertSettings | undefined, catalog: Catalog): Promise<void> {
     const key = settings === undefined ? '' : JSON.stringify(settings);
