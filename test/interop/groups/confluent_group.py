@@ -41,7 +41,10 @@ def member(cfg):
     if cfg.get('reportAssignments'):
         # Every rebalance calls on_assign (eager protocols), so its lines count the rebalances this member saw.
         def on_assign(consumer, partitions):
-            emit({'e': 'assigned', 'partitions': sorted(tp.partition for tp in partitions), 'memberId': consumer.memberid()})
+            line = {'e': 'assigned', 'partitions': sorted(tp.partition for tp in partitions)}
+            if hasattr(consumer, 'memberid'):  # not in Debian's confluent-kafka 1.7
+                line['memberId'] = consumer.memberid()
+            emit(line)
         c.subscribe([cfg['topic']], on_assign=on_assign)
     else:
         c.subscribe([cfg['topic']])
