@@ -238,3 +238,39 @@ test('an Empty group whose offsets expired is forgotten with its membership, and
   const g = await open();
   assert.equal(g.coordinator.group('g'), undefined);
 });
+
+test('when the assignment cannot be stored, the SyncGroup waiters get the error and the group rebalances', async (t) => {
+  const { open } = await setup(t);
+  const g = await open();
+  const gc = g.coordinator;
+  const a1 = await gc.joinGroup(joinReq({ clientId: 'a' }));
+  assert.equal((await gc.syncGroup(sync(a1, [{ memberId: a1.memberId, assignment: Buffer.from('A') }]))).errorCode, ErrorCode.NONE);
+  const bJoin = gc.joinGroup(joinReq({ clientId: 'b' }));
+  const [a, b] = await Promise.all([gc.joinGroup(joinReq({ clientId: 'a', memberId: a1.memberId })), bJoin]);
+  assert.equal(gc.group('g')?.state, 'CompletingRebalance');
+  // The log refuses every write from now on (as when the broker is stopping).
+  await g.offsets.store.close();
+  const follower = gc.syncGroup(sync(b));
+  const leader = await gc.syncGroup(sync(a, [{ memberId: a.memberId, assignment: Buffer.from('A') }, { memberId: b.memberId, assignment: Buffer.from('B') }]));
+  assert.equal(leader.errorCode, ErrorCode.NOT_COORDINATOR);
+  assert.equal((await follower).errorCode, ErrorCode.NOT_COORDINATOR);
+  assert.equal(gc.group('g')?.state, 'PreparingRebalance');
+  assert.equal(gc.group('g')?.members.get(b.memberId)?.assignment.length, 0, 'nobody got an assignment that was not stored');
+});
+
+test('when a static member\'s new member id cannot be stored, its join gets the error and the instance keeps its old id', async (t) => {
+  const { open } = await setup(t);
+  const g = await open();
+  const gc = g.coordinator;
+  const s1 = await gc.joinGroup(joinReq({ groupInstanceId: 'inst-1', clientId: 's' }));
+  assert.equal((await gc.syncGroup(sync(s1, [{ memberId: s1.memberId, assignment: Buffer.from('S') }], 'inst-1'))).errorCode, ErrorCode.NONE);
+  await g.offsets.store.close();
+  const s2 = await gc.joinGroup(joinReq({ groupInstanceId: 'inst-1', clientId: 's2', sessionTimeoutMs: 20_000 }));
+  assert.equal(s2.errorCode, ErrorCode.NOT_COORDINATOR);
+  const group = gc.group('g');
+  assert.equal(group?.staticMembers.get('inst-1'), s1.memberId);
+  assert.deepEqual([...(group?.members.keys() ?? [])], [s1.memberId]);
+  assert.equal(group?.members.get(s1.memberId)?.clientId, 's');
+  assert.equal(group?.members.get(s1.memberId)?.sessionTimeoutMs, SESSION_MS);
+  assert.equal(gc.heartbeat('g', s1.memberId, 'inst-1', 1), ErrorCode.NONE);
+});
