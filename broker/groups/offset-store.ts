@@ -12,15 +12,15 @@
  *   group's membership (group-metadata.ts), replacing the previous one, or with null removing it.
  * A record of a kind or version this broker does not know (written by a newer one) stops the start-up with
  * an error instead of being cut off as a torn tail.
- * A write is
- * acknowledged only after its record is fsync'd; writes that arrive while an fsync is running share the next
- * one (group commit), so many groups committing at once cost one fsync per batch, not per request. The
+ *
+ * A write is acknowledged only after its record is fsync'd; writes that arrive while an fsync is running share
+ * the next one (group commit), so many groups committing at once cost one fsync per batch, not per request. The
  * in-memory view changes only after the record is durable, so OffsetFetch never shows an offset that a crash
  * could lose.
  *
  * Recovery reads records until the first torn or corrupt one and truncates the file there (a crash can only
  * tear the tail, which was never acknowledged). When the log holds many more records than live groups, it is
- * compacted: the live offsets are written to a temp file, fsync'd and renamed over the log.
+ * compacted: the live offsets and memberships are written to a temp file, fsync'd and renamed over the log.
  */
 import { crc32c } from '@node-rs/crc32';
 import { mkdir, open, readFile, rename, type FileHandle } from 'node:fs/promises';
