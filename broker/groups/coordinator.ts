@@ -1,8 +1,9 @@
 /**
  * The classic group coordinator, after Kafka's GroupCoordinator: JoinGroup / SyncGroup / Heartbeat /
- * LeaveGroup, rebalances with their timeouts, static membership and generation fencing. Membership lives in
- * memory (after a restart every group is Empty with its committed offsets and clients rejoin, which is what
- * a coordinator failover looks like to them). The coordinator only relays assignments, so any assignor works.
+ * LeaveGroup, rebalances with their timeouts, static membership and generation fencing. Membership is kept
+ * durably as Kafka keeps it (group-metadata.ts says when it is written and how it loads), so after a restart
+ * a Stable group's members carry on with their member ids and generation. The coordinator only relays
+ * assignments, so any assignor works.
  *
  * Timeouts, all driven by the injected clock:
  * - initial rebalance delay: an Empty group waits `group.initial.rebalance.delay.ms` for more members, again
@@ -17,6 +18,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { Logger } from '../logger.js';
 import type { Clock } from './clock.js';
 import { Group, Member, type JoinResult, type Protocol, type SyncResult } from './group.js';
+import { groupMetadataOf, type GroupMetadataValue } from './group-metadata.js';
 
 export interface GroupConfig {
   readonly minSessionTimeoutMs: number;
@@ -63,6 +65,9 @@ export interface LeaveResult {
   readonly errorCode: number;
   readonly members: readonly (MemberIdentity & { errorCode: number })[];
 }
+
+/** What a rejoin may change about a member. */
+type MemberSettings = Pick<Member, 'protocols' | 'rebalanceTimeoutMs' | 'sessionTimeoutMs' | 'clientId' | 'clientHost'>;
 
 const EMPTY = Buffer.alloc(0);
 
@@ -144,6 +149,16 @@ export class GroupCoordinator {
   /** Overridden by the offsets side: whether the group has committed offsets (keeps it listed). */
   hasOffsets: (groupId: string) => boolean = () => false;
 
+  /** Overridden by the offsets side: durably stores a group's membership; resolves with an error code. */
+  persistGroup: (groupId: string, value: GroupMetadataValue) => Promise<number> = () => Promise.resolve(ErrorCode.NONE);
+
+  /** Takes over a group loaded from storage: every member's session timer starts now, as in Kafka. */
+  loadGroup(group: Group): void {
+    this.groups.set(group.groupId, group);
+    for (const m of group.members.values()) this.scheduleHeartbeat(group, m);
+    if (group.members.size > this.config.maxSize) this.prepareRebalance(group, `loaded with ${group.members.size} members, over group.max.size`);
+  }
+
   private joinUnknownMember(group: Group, req: JoinRequest): Promise<JoinResult> {
     if (group.state === 'Dead') return Promise.resolve(joinError('', ErrorCode.COORDINATOR_NOT_AVAILABLE));
     if (!group.supportsProtocols(req.protocolType, req.protocols)) return Promise.resolve(joinError('', ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
@@ -172,6 +187,7 @@ export class GroupCoordinator {
     this.answerSync(old, syncError(ErrorCode.FENCED_INSTANCE_ID));
     const oldLeader = group.leaderId;
     const member = group.replaceStaticMember(instanceId, oldMemberId, newMemberId);
+    const previous: MemberSettings = { protocols: member.protocols, rebalanceTimeoutMs: member.rebalanceTimeoutMs, sessionTimeoutMs: member.sessionTimeoutMs, clientId: member.clientId, clientHost: member.clientHost };
     this.log.info('static member rejoined with a new member id', { group: group.groupId, instanceId, oldMemberId, newMemberId });
     switch (group.state) {
       case 'Stable': {
@@ -181,7 +197,7 @@ export class GroupCoordinator {
           this.scheduleHeartbeat(group, member);
           const leaderRejoined = oldLeader === oldMemberId;
           const skip = leaderRejoined && req.supportsSkipAssignment;
-          return Promise.resolve({
+          return this.persistStaticMember(group, instanceId, oldMemberId, member, previous, {
             errorCode: ErrorCode.NONE,
             generationId: group.generationId,
             protocolType: group.protocolType,
@@ -232,6 +248,20 @@ export class GroupCoordinator {
       default:
         return Promise.resolve(joinError(memberId, ErrorCode.UNKNOWN_MEMBER_ID));
     }
+  }
+
+  /**
+   * Stores the static member's new member id before answering, so a restart does not fence it; if that
+   * fails, the old member id comes back (as Kafka reverts it) and the join gets the error.
+   */
+  private async persistStaticMember(group: Group, instanceId: string, oldMemberId: string, member: Member, previous: MemberSettings, result: JoinResult): Promise<JoinResult> {
+    const code = await this.persistGroup(group.groupId, groupMetadataOf(group, group.stateSince));
+    if (code === ErrorCode.NONE) return result;
+    if (group.members.get(member.memberId) === member && group.staticMembers.get(instanceId) === member.memberId) {
+      Object.assign(member, previous);
+      group.replaceStaticMember(instanceId, member.memberId, oldMemberId);
+    }
+    return joinError(result.memberId, code);
   }
 
   private currentJoinResult(group: Group, member: Member, withMembers: boolean): JoinResult {
@@ -347,6 +377,7 @@ export class GroupCoordinator {
       group.protocolName = null;
       group.transition('Empty', now);
       this.log.info('group is empty', { group: group.groupId, generation: group.generationId });
+      void this.persistGroup(group.groupId, groupMetadataOf(group, now));
       return;
     }
     group.protocolName = group.selectProtocol();
@@ -395,15 +426,7 @@ export class GroupCoordinator {
         this.answerSync(member, syncError(ErrorCode.REBALANCE_IN_PROGRESS));
         const result = new Promise<SyncResult>((resolve) => (member.awaitingSync = resolve));
         this.scheduleHeartbeat(group, member);
-        if (group.isLeader(member.memberId)) {
-          const given = new Map(req.assignments.map((a) => [a.memberId, a.assignment]));
-          for (const m of group.members.values()) m.assignment = given.get(m.memberId) ?? EMPTY;
-          group.transition('Stable', this.clock.now());
-          this.log.info('group is stable', { group: group.groupId, generation: group.generationId, members: group.members.size });
-          for (const m of group.members.values()) {
-            this.answerSync(m, { errorCode: ErrorCode.NONE, protocolType: group.protocolType, protocolName: group.protocolName, assignment: m.assignment });
-          }
-        }
+        if (group.isLeader(member.memberId)) void this.storeAssignment(group, new Map(req.assignments.map((a) => [a.memberId, a.assignment])));
         return result;
       }
       case 'Stable':
@@ -412,6 +435,29 @@ export class GroupCoordinator {
         return Promise.resolve({ errorCode: ErrorCode.NONE, protocolType: group.protocolType, protocolName: group.protocolName, assignment: member.assignment });
       default:
         return Promise.resolve(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
+    }
+  }
+
+  /**
+   * The leader's assignment is stored with the group's membership first (Kafka's GroupMetadata record), then
+   * the group becomes Stable and every waiting member gets its part. If the group moved on meanwhile (a
+   * member left, a new rebalance began) the result is dropped; if storing failed, the members get the error
+   * and the group rebalances, as in Kafka.
+   */
+  private async storeAssignment(group: Group, given: ReadonlyMap<string, Buffer>): Promise<void> {
+    const generation = group.generationId;
+    const code = await this.persistGroup(group.groupId, groupMetadataOf(group, this.clock.now(), (m) => given.get(m.memberId) ?? EMPTY));
+    if (group.state !== 'CompletingRebalance' || group.generationId !== generation) return;
+    if (code !== ErrorCode.NONE) {
+      for (const m of group.members.values()) this.answerSync(m, syncError(code));
+      if (this.active) this.prepareRebalance(group, `storing the assignment failed with error ${code}`);
+      return;
+    }
+    for (const m of group.members.values()) m.assignment = given.get(m.memberId) ?? EMPTY;
+    group.transition('Stable', this.clock.now());
+    this.log.info('group is stable', { group: group.groupId, generation: group.generationId, members: group.members.size });
+    for (const m of group.members.values()) {
+      this.answerSync(m, { errorCode: ErrorCode.NONE, protocolType: group.protocolType, protocolName: group.protocolName, assignment: m.assignment });
     }
   }
 

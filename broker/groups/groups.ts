@@ -1,8 +1,9 @@
 /**
  * The group coordinator as the broker runs it: opens the committed-offsets log in
- * `<log.dirs>/__consumer_offsets`, builds the membership coordinator and the offset manager from the broker
- * settings, runs offsets retention, and shuts down in order (answer waiting joins, finish acknowledged
- * commits, close the log).
+ * `<log.dirs>/__consumer_offsets` (offsets and group membership, as Kafka's __consumer_offsets), builds the
+ * membership coordinator and the offset manager from the broker settings (which load the stored groups),
+ * runs offsets retention, and shuts down in order (answer waiting joins, finish acknowledged writes, close
+ * the log).
  */
 import { join } from 'node:path';
 import type { BrokerConfig } from '../config/settings.js';

@@ -4,8 +4,9 @@
  * class decides who may write what and when offsets expire.
  *
  * Retention (`offsets.retention.minutes`), as Kafka does since KIP-211: offsets of an Empty group expire
- * once that long has passed since both their last commit and the moment the group became empty (after a
- * broker restart that moment is the restart, so a restart can only keep offsets longer, never shorter). In
+ * once that long has passed since both their last commit and the moment the group became empty (stored with
+ * the group's membership, like Kafka's currentStateTimestamp; for a group with offsets only, such as one of
+ * admin tools or assign() consumers, a restart counts as that moment, so it can only keep them longer). In
  * a Stable consumer group, offsets of topics no member subscribes to expire that long after their commit.
  * An explicit expiry from OffsetCommit v2-4 `retentionTimeMs` wins. A group left Empty without offsets is
  * forgotten.
@@ -16,6 +17,7 @@ import type { Timer } from './clock.js';
 import { CONSUMER_PROTOCOL_TYPE, subscribedTopics } from './consumer-protocol.js';
 import type { GroupCoordinator } from './coordinator.js';
 import type { Group } from './group.js';
+import { groupFromMetadata, type GroupMetadataValue } from './group-metadata.js';
 import { OffsetStoreError, type CommittedOffset, type OffsetStore, type OffsetWrite } from './offset-store.js';
 
 export interface OffsetConfig {
@@ -73,7 +75,14 @@ export class OffsetManager {
     private readonly log: Logger,
   ) {
     coordinator.hasOffsets = (groupId) => store.hasOffsets(groupId);
-    // Groups with offsets exist after a restart, Empty, as Kafka's coordinator loads them.
+    coordinator.persistGroup = (groupId, value) =>
+      store.writeGroupMetadata(groupId, value).then(
+        () => ErrorCode.NONE,
+        (err: unknown) => this.storeErrorCode(err, { group: groupId, what: 'group membership' }),
+      );
+    // After a restart, groups with stored membership come back as they were stored (Stable with their members,
+    // or Empty); groups with only offsets come back Empty, as Kafka's coordinator loads them.
+    for (const groupId of store.metadataGroups()) coordinator.loadGroup(groupFromMetadata(groupId, store.groupMetadata(groupId) as GroupMetadataValue));
     for (const groupId of store.groups()) coordinator.getOrCreateGroup(groupId);
   }
 
@@ -298,8 +307,11 @@ export class OffsetManager {
           expiredTotal += writes.length;
         }
       }
-      if (group.state === 'Empty' && group.members.size === 0 && group.pendingMembers.size === 0 && !this.store.hasOffsets(group.groupId)) {
-        this.coordinator.removeGroup(group);
+      const unused = () => group.state === 'Empty' && group.members.size === 0 && group.pendingMembers.size === 0 && !this.store.hasOffsets(group.groupId);
+      if (unused()) {
+        // Its stored membership goes too, so it does not come back at the next start.
+        await this.store.deleteGroup(group.groupId);
+        if (unused()) this.coordinator.removeGroup(group);
       }
     }
     if (expiredTotal > 0) this.log.info('expired committed offsets', { count: expiredTotal });

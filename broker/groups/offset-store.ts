@@ -1,22 +1,32 @@
 /**
- * Committed offsets, durable: an append-only log `<log.dirs>/__consumer_offsets/offsets.log` plus the
- * in-memory view rebuilt from it at start-up.
+ * Committed offsets and group membership, durable: an append-only log
+ * `<log.dirs>/__consumer_offsets/offsets.log` plus the in-memory view rebuilt from it at start-up (Kafka keeps
+ * both in its __consumer_offsets topic).
  *
- * Each record is `[u32 payload length][u32 CRC32C of payload][payload: JSON]` and holds every change of one
- * request for one group (so a multi-partition commit is all-or-nothing after a crash). A write is
- * acknowledged only after its record is fsync'd; writes that arrive while an fsync is running share the next
- * one (group commit), so many groups committing at once cost one fsync per batch, not per request. The
+ * Each record is `[u32 payload length][u32 CRC32C of payload][payload: JSON]`. Two kinds of payload, told
+ * apart by their shape as Kafka tells its record kinds apart by key version:
+ * - an array `[group, changes | null]` (the original format, unchanged): every offset change of one request
+ *   for one group (so a multi-partition commit is all-or-nothing after a crash), or with null the deletion of
+ *   the whole group (its offsets and its membership);
+ * - an object `{ "type": "group", "version": 1, "group": ..., "value": GroupMetadataValue | null }`: the
+ *   group's membership (group-metadata.ts), replacing the previous one, or with null removing it.
+ * A record of a kind or version this broker does not know (written by a newer one) stops the start-up with
+ * an error instead of being cut off as a torn tail.
+ *
+ * A write is acknowledged only after its record is fsync'd; writes that arrive while an fsync is running share
+ * the next one (group commit), so many groups committing at once cost one fsync per batch, not per request. The
  * in-memory view changes only after the record is durable, so OffsetFetch never shows an offset that a crash
  * could lose.
  *
  * Recovery reads records until the first torn or corrupt one and truncates the file there (a crash can only
  * tear the tail, which was never acknowledged). When the log holds many more records than live groups, it is
- * compacted: the live offsets are written to a temp file, fsync'd and renamed over the log.
+ * compacted: the live offsets and memberships are written to a temp file, fsync'd and renamed over the log.
  */
 import { crc32c } from '@node-rs/crc32';
 import { mkdir, open, readFile, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDir } from '../log/files.js';
+import type { GroupMetadataValue } from './group-metadata.js';
 
 export interface CommittedOffset {
   readonly offset: bigint;
@@ -57,6 +67,12 @@ export interface OffsetStoreOptions {
 /** [group, [[topic, partition, offset|null, leaderEpoch, metadata, commitTs, expireTs], ...]] or [group, null] to drop the group. */
 type StoredChange = [string, number, string | null, number, string | null, number, number];
 type StoredRecord = [string, StoredChange[] | null];
+interface StoredMetadataRecord {
+  type: 'group';
+  version: 1;
+  group: string;
+  value: GroupMetadataValue | null;
+}
 
 const HEADER = 8;
 const LOG_FILE = 'offsets.log';
@@ -71,6 +87,9 @@ interface Pending {
 
 export class OffsetStore {
   private readonly offsets = new Map<string, Map<string, Map<number, CommittedOffset>>>();
+  private readonly metadata = new Map<string, GroupMetadataValue>();
+  /** Membership writes per group that are queued or being written, so a group deletion does not miss them. */
+  private readonly metadataInFlight = new Map<string, number>();
   private pending: Pending[] = [];
   private flushing: Promise<void> | undefined;
   private closed = false;
@@ -104,7 +123,7 @@ export class OffsetStore {
         await fh.datasync();
       }
       if (data.length === 0) await syncDir(dir);
-      if (store.records > store.compactAfter + store.offsets.size) await store.compact();
+      if (store.needsCompaction()) await store.compact();
       return store;
     } catch (err) {
       throw new OffsetStoreError('IO_ERROR', `cannot open the committed-offsets log ${path}: ${(err as Error).message}; check the data directory's permissions and free space`, { cause: err });
@@ -129,6 +148,30 @@ export class OffsetStore {
     return this.offsets.keys();
   }
 
+  /** The group's stored membership, if any. */
+  groupMetadata(group: string): GroupMetadataValue | undefined {
+    return this.metadata.get(group);
+  }
+
+  /** Groups with stored membership. */
+  metadataGroups(): IterableIterator<string> {
+    return this.metadata.keys();
+  }
+
+  /** Durably replaces (or, with null, removes) a group's membership; resolves once it is on disk. */
+  writeGroupMetadata(group: string, value: GroupMetadataValue | null): Promise<void> {
+    if (value === null && !this.metadata.has(group) && !this.metadataInFlight.has(group)) return Promise.resolve();
+    this.metadataInFlight.set(group, (this.metadataInFlight.get(group) ?? 0) + 1);
+    const settled = () => {
+      const n = (this.metadataInFlight.get(group) ?? 1) - 1;
+      if (n > 0) this.metadataInFlight.set(group, n);
+      else this.metadataInFlight.delete(group);
+    };
+    const written = this.enqueue({ type: 'group', version: 1, group, value }, () => this.applyMetadata(group, value));
+    written.then(settled, settled);
+    return written;
+  }
+
   /** Durably applies commits and deletions for one group; resolves once they are on disk and visible. */
   write(group: string, writes: readonly OffsetWrite[]): Promise<void> {
     if (writes.length === 0) return Promise.resolve();
@@ -144,10 +187,10 @@ export class OffsetStore {
     return this.enqueue([group, changes], () => this.applyChanges(group, changes));
   }
 
-  /** Durably removes every offset of a group. */
+  /** Durably removes every offset and the membership of a group. */
   deleteGroup(group: string): Promise<void> {
-    if (!this.offsets.has(group)) return Promise.resolve();
-    return this.enqueue([group, null], () => this.offsets.delete(group));
+    if (!this.offsets.has(group) && !this.metadata.has(group) && !this.metadataInFlight.has(group)) return Promise.resolve();
+    return this.enqueue([group, null], () => this.dropGroup(group));
   }
 
   /** Waits for acknowledged writes to finish, then closes the file. Later writes fail with CLOSED. */
@@ -158,7 +201,7 @@ export class OffsetStore {
     await this.fh.close();
   }
 
-  private enqueue(record: StoredRecord, apply: () => void): Promise<void> {
+  private enqueue(record: StoredRecord | StoredMetadataRecord, apply: () => void): Promise<void> {
     if (this.closed) return Promise.reject(new OffsetStoreError('CLOSED', 'the committed-offsets log is closed because the broker is stopping; retry against the restarted broker'));
     const payload = Buffer.from(JSON.stringify(record), 'utf8');
     const buf = Buffer.allocUnsafe(HEADER + payload.length);
@@ -202,7 +245,7 @@ export class OffsetStore {
         p.apply();
         p.resolve();
       }
-      if (this.records > this.compactAfter + this.offsets.size) {
+      if (this.needsCompaction()) {
         try {
           await this.compact();
         } catch {
@@ -212,10 +255,23 @@ export class OffsetStore {
     }
   }
 
-  /** Rewrites the log as one record per live group. */
+  private needsCompaction(): boolean {
+    return this.records > this.compactAfter + this.offsets.size + this.metadata.size;
+  }
+
+  /** Rewrites the log as one offsets record per group with offsets and one membership record per group with one. */
   private async compact(): Promise<void> {
     const chunks: Buffer[] = [];
     let records = 0;
+    const push = (record: StoredRecord | StoredMetadataRecord) => {
+      const payload = Buffer.from(JSON.stringify(record), 'utf8');
+      const header = Buffer.allocUnsafe(HEADER);
+      header.writeUInt32BE(payload.length, 0);
+      header.writeUInt32BE(crc32c(payload), 4);
+      chunks.push(header, payload);
+      records++;
+    };
+    for (const [group, value] of this.metadata) push({ type: 'group', version: 1, group, value });
     for (const [group, topics] of this.offsets) {
       const changes: StoredChange[] = [];
       for (const [topic, parts] of topics) {
@@ -223,12 +279,7 @@ export class OffsetStore {
           changes.push([topic, partition, String(v.offset), v.leaderEpoch, v.metadata, v.commitTimestamp, v.expireTimestamp]);
         }
       }
-      const payload = Buffer.from(JSON.stringify([group, changes] satisfies StoredRecord), 'utf8');
-      const header = Buffer.allocUnsafe(HEADER);
-      header.writeUInt32BE(payload.length, 0);
-      header.writeUInt32BE(crc32c(payload), 4);
-      chunks.push(header, payload);
-      records++;
+      push([group, changes]);
     }
     const path = join(this.dir, LOG_FILE);
     const tmp = path + '.compact';
@@ -259,19 +310,35 @@ export class OffsetStore {
       if (end > data.length) break;
       const payload = data.subarray(pos + HEADER, end);
       if (crc32c(payload) !== data.readUInt32BE(pos + 4)) break;
-      let record: StoredRecord;
+      let record: StoredRecord | StoredMetadataRecord;
       try {
-        record = JSON.parse(payload.toString('utf8')) as StoredRecord;
+        record = JSON.parse(payload.toString('utf8')) as StoredRecord | StoredMetadataRecord;
       } catch {
         break;
       }
-      const [group, changes] = record;
-      if (changes === null) this.offsets.delete(group);
-      else this.applyChanges(group, changes);
+      if (Array.isArray(record)) {
+        const [group, changes] = record;
+        if (changes === null) this.dropGroup(group);
+        else this.applyChanges(group, changes);
+      } else if (record.type === 'group' && record.version === 1) {
+        this.applyMetadata(record.group, record.value);
+      } else {
+        throw new Error(`record at byte ${pos} is of a kind this broker does not know (${JSON.stringify({ type: record.type, version: record.version })}); it was written by a newer Floe`);
+      }
       this.records++;
       pos = end;
     }
     return pos;
+  }
+
+  private dropGroup(group: string): void {
+    this.offsets.delete(group);
+    this.metadata.delete(group);
+  }
+
+  private applyMetadata(group: string, value: GroupMetadataValue | null): void {
+    if (value === null) this.metadata.delete(group);
+    else this.metadata.set(group, value);
   }
 
   private applyChanges(group: string, changes: readonly StoredChange[]): void {

@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFile, readFile, rm, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
+import { crc32c } from '@node-rs/crc32';
+import type { GroupMetadataValue } from '../../../broker/groups/group-metadata.js';
 import { OffsetStore, type CommittedOffset } from '../../../broker/groups/offset-store.js';
 import { tempDir } from '../../helpers/broker.js';
 
@@ -97,4 +99,48 @@ test('concurrent writes from many groups are all durable and visible once acknow
   const r = await OffsetStore.open(d);
   t.after(() => r.close());
   assert.equal([...r.groups()].length, 100);
+});
+
+const membership = (generationId: number): GroupMetadataValue => ({
+  protocolType: 'consumer', generationId, protocolName: 'range', leaderId: 'm1', stateTimestamp: 5,
+  members: [{ memberId: 'm1', groupInstanceId: null, clientId: 'c', clientHost: '/h', rebalanceTimeoutMs: 1, sessionTimeoutMs: 2, protocols: [['range', 'AQI=']], assignment: 'AwQ=' }],
+});
+
+test('group membership shares the log with offsets: it survives reopening and compaction, and a group deletion removes both', async (t) => {
+  const d = await dir(t);
+  const s = await OffsetStore.open(d, { compactAfterRecords: 10 });
+  for (let i = 1; i <= 30; i++) await s.writeGroupMetadata('g', membership(i));
+  await s.write('g', [{ topic: 't', partition: 0, value: at(7n) }]);
+  await s.writeGroupMetadata('h', membership(1));
+  await s.write('h', [{ topic: 't', partition: 0, value: at(1n) }]);
+  await s.deleteGroup('h');
+  await s.writeGroupMetadata('k', membership(1));
+  await s.writeGroupMetadata('k', null);
+  await s.close();
+  assert.ok((await stat(join(d, 'offsets.log'))).size < 30 * 300, 'compacted');
+
+  const r = await OffsetStore.open(d);
+  t.after(() => r.close());
+  assert.deepEqual(r.groupMetadata('g'), membership(30));
+  assert.deepEqual(r.get('g', 't', 0), at(7n));
+  assert.equal(r.groupMetadata('h'), undefined);
+  assert.equal(r.hasOffsets('h'), false);
+  assert.equal(r.groupMetadata('k'), undefined);
+  assert.deepEqual([...r.metadataGroups()], ['g']);
+});
+
+test('a record of a kind this broker does not know stops the start-up instead of being cut off', async (t) => {
+  const d = await dir(t);
+  const s = await OffsetStore.open(d);
+  await s.write('g', [{ topic: 't', partition: 0, value: at(1n) }]);
+  await s.close();
+  const payload = Buffer.from(JSON.stringify({ type: 'group', version: 2, group: 'g', value: null }));
+  const header = Buffer.alloc(8);
+  header.writeUInt32BE(payload.length, 0);
+  header.writeUInt32BE(crc32c(payload), 4);
+  const path = join(d, 'offsets.log');
+  await appendFile(path, Buffer.concat([header, payload]));
+  const before = (await stat(path)).size;
+  await assert.rejects(OffsetStore.open(d), /written by a newer Floe/);
+  assert.equal((await stat(path)).size, before, 'nothing was cut off');
 });

@@ -3,6 +3,8 @@
   confluent_group.py member '<json>'  a group member: subscribes, prints each record as a JSON line, commits it
                                       synchronously and prints the acknowledged commit (member-process.ts has
                                       the line format); on SIGTERM it closes (commits, leaves) and prints closed.
+                                      With "reportAssignments" it also prints `assigned` (partitions and its
+                                      member id) at every rebalance.
   confluent_group.py admin '<json>'   prints one JSON line: the group as this client's admin API sees it.
 
 confluent-kafka 1.7 (Debian's) has no list_consumer_groups / describe_consumer_groups /
@@ -36,7 +38,16 @@ def member(cfg):
     })
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
-    c.subscribe([cfg['topic']])
+    if cfg.get('reportAssignments'):
+        # Every rebalance calls on_assign (eager protocols), so its lines count the rebalances this member saw.
+        def on_assign(consumer, partitions):
+            line = {'e': 'assigned', 'partitions': sorted(tp.partition for tp in partitions)}
+            if hasattr(consumer, 'memberid'):  # not in Debian's confluent-kafka 1.7
+                line['memberId'] = consumer.memberid()
+            emit(line)
+        c.subscribe([cfg['topic']], on_assign=on_assign)
+    else:
+        c.subscribe([cfg['topic']])
     while not stopping:
         msg = c.poll(0.2)
         if msg is None or msg.error() is not None:

@@ -5,7 +5,8 @@
  *   {"e":"record","p":<partition>,"o":<offset>,"k":"<key>"}   a record handed to the application
  *   {"e":"commit","p":<partition>,"o":<next offset>}         a commit the broker acknowledged
  *   {"e":"commit_error","error":"<what the client said>"}    a commit the broker (or client) refused
- *   {"e":"assigned","generation":<n>,"partitions":[...]}     a membership-only member joined a generation
+ *   {"e":"assigned","generation":<n>,"partitions":[...]}     a member joined a generation (generation and
+ *                                                            "memberId" where the client tells them)
  *   {"e":"closed"}                                           the member left the group on SIGTERM
  *
  * Records are printed (and flushed) before they are committed, so a SIGKILL can lose only uncommitted
@@ -18,6 +19,8 @@ export interface MemberEvent {
   readonly p?: number;
   readonly generation?: number;
   readonly partitions?: number[];
+  /** On `assigned` lines of members that know it: their member id. */
+  readonly memberId?: string;
   readonly o?: number;
   readonly k?: string;
   readonly error?: string;

@@ -29,6 +29,8 @@ export interface MemberOptions {
   readonly name: string;
   readonly sessionTimeoutMs: number;
   readonly heartbeatIntervalMs: number;
+  /** Print an `assigned` line at every rebalance (confluent_group.py only; others print it always or never). */
+  readonly reportAssignments?: boolean;
 }
 
 /** A group as a client's admin API shows it. */
