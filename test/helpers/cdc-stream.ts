@@ -5,6 +5,16 @@
  * remove the key. Keys are Debezium's JSON keys (`{"id":N}`); some values come wrapped in JsonConverter's
  * `{schema, payload}` envelope, some bare; a few records have no key (heartbeats) and never make a row.
  */
+import { prng } from '../protocol/helpers/random-values.js';
+
+/**
+ * The topic configs a CdcStream's topic takes: an upsert table of Debezium events ordered by ts_ms, plus
+ * `extra` (segment size, commit interval, ...), as CreateTopics/AlterConfigs entries.
+ */
+export function cdcTopicConfigs(extra: Readonly<Record<string, string>> = {}): { name: string; value: string }[] {
+  const all = { 'iceberg.upsert.enabled': 'true', 'iceberg.upsert.cdc.format': 'debezium', 'iceberg.upsert.order.field': 'ts_ms', ...extra };
+  return Object.entries(all).map(([name, value]) => ({ name, value }));
+}
 
 export interface CdcEvent {
   readonly key: string | null;
@@ -17,18 +27,6 @@ interface State {
   value: string | null;
 }
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export class CdcStream {
   private readonly rand: () => number;
   /** What the source database holds now, per id (ts_ms of its last change). */
@@ -38,7 +36,7 @@ export class CdcStream {
   private readonly table = new Map<string, State>();
 
   constructor(seed: number, private readonly ids: number) {
-    this.rand = random(seed);
+    this.rand = prng(seed);
   }
 
   /** The next `n` events: creates, updates, deletes with their tombstone, late events, heartbeats. */

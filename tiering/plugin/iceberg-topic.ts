@@ -332,6 +332,8 @@ export class IcebergTopic {
     // Objects of segments deleted (DeleteRecords) before they were committed, and undecided delete files of
     // segments settled before their first commit (no snapshot names them): deleted once the commit lands.
     const dropped: string[] = [];
+    // Data files this commit adds (the upsert table learns their entries once it lands).
+    const addedFiles: DataFile[] = [];
     // Every partition with undecided segments is settled in every commit of the topic, whether or not it
     // gets new segments: an ended transaction's rows wait for the topic's next commit at most.
     const partitions = [...new Set([...byPartition.keys(), ...this.undecidedPartitions()])].sort((a, b) => a - b);
@@ -396,6 +398,7 @@ export class IcebergTopic {
         if (deletes.length > 0) entry = { ...entry, deleteFiles: deletes.map((d) => d.file_path) };
         for (const f of dataFiles) {
           update.addFile(f);
+          addedFiles.push(f);
           this.compaction.fileSizes.set(f.file_path, Number(f.file_size_in_bytes));
           files++;
         }
@@ -446,6 +449,7 @@ export class IcebergTopic {
     for (const [p, m] of next) this.manifests.set(p, m);
     this.typing.landed(layoutVersion);
     this.forget(byPartition);
+    this.upsert.learn(addedFiles);
     crashPoint('after-commit');
     await this.deleteObjects(dropped);
     this.onCommitted?.([...next.keys()]);

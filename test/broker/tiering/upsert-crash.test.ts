@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { LocalFileIO } from '../../../iceberg/io/local.js';
 import { spawnBroker, tempDir, type BrokerProcess } from '../../helpers/broker.js';
-import { CdcStream, type CdcEvent } from '../../helpers/cdc-stream.js';
+import { CdcStream, cdcTopicConfigs, type CdcEvent } from '../../helpers/cdc-stream.js';
 import { kcatRead, upsertCaughtUp } from '../../helpers/tiered-table.js';
 import { tableEntries } from '../../interop/transactions/table-entries.js';
 
@@ -29,13 +29,7 @@ async function produceUntilDeath(bootstrap: string, stream: CdcStream, sends: nu
   const kafka = new Kafka({ brokers: [bootstrap], clientId: 'upsert-crash', logLevel: logLevel.NOTHING, retry: { retries: 0 } });
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: PARTITIONS, configEntries: [
-    { name: 'iceberg.upsert.enabled', value: 'true' },
-    { name: 'iceberg.upsert.cdc.format', value: 'debezium' },
-    { name: 'iceberg.upsert.order.field', value: 'ts_ms' },
-    { name: 'internal.segment.bytes', value: '4096' },
-    { name: 'iceberg.commit.interval.ms', value: '200' },
-  ] }] });
+  await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: PARTITIONS, configEntries: cdcTopicConfigs({ 'internal.segment.bytes': '4096', 'iceberg.commit.interval.ms': '200' }) }] });
   await admin.disconnect();
   const producer = kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 0 } });
   await producer.connect();

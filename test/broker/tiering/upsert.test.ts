@@ -16,7 +16,7 @@ import { runVenvPython } from '../../helpers/peers.js';
 import { startBroker, tempDir, type TestBroker } from '../../helpers/broker.js';
 import { loadTable, upsertCaughtUp, waitFor } from '../../helpers/tiered-table.js';
 import { tableEntries } from '../../interop/transactions/table-entries.js';
-import { CdcStream, type CdcEvent } from '../../helpers/cdc-stream.js';
+import { CdcStream, cdcTopicConfigs, type CdcEvent } from '../../helpers/cdc-stream.js';
 
 const TOPIC = 'customers';
 const PARTITIONS = 2;
@@ -74,15 +74,12 @@ test('a Debezium stream makes a _latest table equal to the reference, on the top
   const admin = kafka().admin();
   await admin.connect();
   await admin.createTopics({
-    topics: [{ topic: TOPIC, numPartitions: PARTITIONS, configEntries: [
-      { name: 'iceberg.enabled', value: 'true' },
-      { name: 'iceberg.upsert.enabled', value: 'true' },
-      { name: 'iceberg.upsert.cdc.format', value: 'debezium' },
-      { name: 'iceberg.upsert.order.field', value: 'ts_ms' },
-      { name: 'internal.segment.bytes', value: '16384' },
-      { name: 'iceberg.commit.interval.ms', value: '300' },
-      { name: 'iceberg.compaction.min.input.files', value: '3' },
-    ] }],
+    topics: [{ topic: TOPIC, numPartitions: PARTITIONS, configEntries: cdcTopicConfigs({
+      'iceberg.enabled': 'true',
+      'internal.segment.bytes': '16384',
+      'iceberg.commit.interval.ms': '300',
+      'iceberg.compaction.min.input.files': '3',
+    }) }],
   });
   await admin.disconnect();
   const restUrl = (): string => broker.broker.services.tiering?.restCatalogUrl ?? '';

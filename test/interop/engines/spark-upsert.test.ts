@@ -10,7 +10,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { runKafkaScript } from '../clients/kafka-cli.js';
-import { CdcStream } from '../../helpers/cdc-stream.js';
+import { CdcStream, cdcTopicConfigs } from '../../helpers/cdc-stream.js';
 import { startBroker, tempDir } from '../../helpers/broker.js';
 import { loadTable, upsertCaughtUp } from '../../helpers/tiered-table.js';
 import { runVenvPython } from '../../helpers/peers.js';
@@ -59,26 +59,13 @@ test('Spark reads a Debezium stream\'s _latest table: the reference rows, on the
   // Small segments and frequent commits, so the table gets many files and commits (AlterConfigs sets them all).
   const admin = kafka.admin();
   await admin.connect();
-  await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: TOPIC, configEntries: [
-    { name: 'iceberg.upsert.enabled', value: 'true' },
-    { name: 'iceberg.upsert.cdc.format', value: 'debezium' },
-    { name: 'iceberg.upsert.order.field', value: 'ts_ms' },
-    { name: 'internal.segment.bytes', value: '16384' },
-    { name: 'iceberg.commit.interval.ms', value: '300' },
-  ] }] });
+  await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: TOPIC, configEntries: cdcTopicConfigs({ 'internal.segment.bytes': '16384', 'iceberg.commit.interval.ms': '300' }) }] });
   await admin.disconnect();
   // The same kind of stream into a second topic whose upsert table is format v3 (deletion vectors).
   const V3 = `${TOPIC}-v3`;
   const admin3 = kafka.admin();
   await admin3.connect();
-  await admin3.createTopics({ topics: [{ topic: V3, numPartitions: 2, configEntries: [
-    { name: 'iceberg.upsert.enabled', value: 'true' },
-    { name: 'iceberg.upsert.cdc.format', value: 'debezium' },
-    { name: 'iceberg.upsert.order.field', value: 'ts_ms' },
-    { name: 'iceberg.upsert.format.version', value: '3' },
-    { name: 'internal.segment.bytes', value: '16384' },
-    { name: 'iceberg.commit.interval.ms', value: '300' },
-  ] }] });
+  await admin3.createTopics({ topics: [{ topic: V3, numPartitions: 2, configEntries: cdcTopicConfigs({ 'iceberg.upsert.format.version': '3', 'internal.segment.bytes': '16384', 'iceberg.commit.interval.ms': '300' }) }] });
   await admin3.disconnect();
   const restUrl = broker.broker.services.tiering?.restCatalogUrl ?? '';
   const producer = kafka.producer();

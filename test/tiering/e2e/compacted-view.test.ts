@@ -21,7 +21,8 @@ import { KafkajsClient } from '../../interop/clients/kafkajs.js';
 import { KcatClient } from '../../interop/clients/kcat.js';
 import { PlatformaticClient } from '../../interop/clients/platformatic.js';
 import { PythonClient } from '../../interop/clients/python.js';
-import type { InRecord, InteropClient, OutRecord } from '../../interop/clients/types.js';
+import type { InteropClient } from '../../interop/clients/types.js';
+import { compactionWorkload, expected, produceWorkload, view } from '../../helpers/compaction-workload.js';
 import { readWithDuckDB, readWithIcebird } from './table-readers.js';
 import { EARLIEST, EARLIEST_LOCAL, LATEST, LATEST_TIERED, listOffset } from './wire.js';
 
@@ -36,24 +37,6 @@ const CONFIGS = [
   { name: 'min.compaction.lag.ms', value: '0' },
   { name: 'delete.retention.ms', value: String(24 * 3600_000) },
 ];
-
-interface Expected {
-  offset: number;
-  key: string;
-  value: string | null;
-  timestamp: number;
-  headers: [string, string][];
-}
-
-function view(records: readonly InRecord[]): Expected[] {
-  return records.map((r) => ({
-    offset: r.offset,
-    key: r.key?.toString() ?? '(null)',
-    value: r.value === null ? null : r.value.toString(),
-    timestamp: r.timestamp,
-    headers: r.headers.map(([k, v]) => [k, v?.toString() ?? '(null)'] as [string, string]),
-  }));
-}
 
 test('consumers of every client see the compacted view of a compacted topic\'s tiered range, with original offsets; the table keeps every record', { timeout: 300_000 }, async (t) => {
   const root = await tempDir('floe-e2e-compacted-');
@@ -85,31 +68,9 @@ test('consumers of every client see the compacted view of a compacted topic\'s t
 
   const producer = new KafkajsClient(broker.bootstrap);
   t.after(() => producer.close());
-  const base = Date.now() - 60_000;
-  // 600 updates over 8 keys in batches of 20 (every other one gzip), tombstones for two keys, unique fillers.
-  const out: OutRecord[] = [];
-  for (let i = 0; i < 600; i++) out.push({ partition: 0, key: Buffer.from(`key-${i % 8}`), value: Buffer.from(`value-${i}-${'u'.repeat(30)}`), headers: [['n', Buffer.from(String(i))]], timestamp: base + i });
-  for (const k of [3, 5]) out.push({ partition: 0, key: Buffer.from(`key-${k}`), value: null, headers: [['tomb', Buffer.from('yes')]], timestamp: base + 700 + k });
-  for (let i = 0; i < 100; i++) out.push({ partition: 0, key: Buffer.from(`filler-${i}`), value: Buffer.from(`f-${'f'.repeat(40)}`), headers: [], timestamp: base + 800 + i });
-  const offsets: number[] = [];
-  for (let i = 0; i < out.length; i += 20) {
-    const { offsets: got } = await producer.produce({ topic: TOPIC, acks: -1, codec: i % 40 === 0 ? 'gzip' : 'none', idempotent: false, records: out.slice(i, i + 20) });
-    offsets.push(...got.map((o) => o as number));
-  }
-  assert.deepEqual(offsets, out.map((_, i) => i), 'offsets 0..n-1');
-
-  const all: Expected[] = out.map((r, i) => ({
-    offset: i,
-    key: r.key?.toString() ?? '',
-    value: r.value === null ? null : r.value.toString(),
-    timestamp: r.timestamp ?? 0,
-    headers: r.headers.map(([k, v]) => [k, v?.toString() ?? '(null)'] as [string, string]),
-  }));
-  const latest = new Map<string, number>();
-  all.forEach((r) => latest.set(r.key, r.offset));
-  const compacted = all.filter((r) => latest.get(r.key) === r.offset);
-  assert.equal(compacted.length, 6 + 2 + 100);
-  assert.equal(compacted.filter((r) => r.value === null).length, 2, 'two live tombstones');
+  const out = compactionWorkload(Date.now() - 60_000);
+  await produceWorkload(producer, TOPIC, out);
+  const { all, compacted } = expected(out);
 
   // First on local disk: the broker rolls the active segment each commit interval and tiers every segment,
   // and the log cleaner compacts the tiered ones; local.retention.* is not set, so nothing is deleted.

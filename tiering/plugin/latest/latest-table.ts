@@ -111,6 +111,8 @@ export class LatestTable {
   private readonly reading: RowReading;
   private readonly probes: RowColumnProbes | undefined;
   private readonly formatVersion: 2 | 3;
+  /** Manifest entries of the topic table's data files by path (they never change for a path). */
+  private readonly known = new Map<string, DataFile>();
 
   private constructor(
     readonly id: TableIdentifier,
@@ -149,6 +151,11 @@ export class LatestTable {
     const latest = new LatestTable(id, table, source, options.settings);
     await latest.load();
     return latest;
+  }
+
+  /** Entries of data files the topic table just committed, so a sync need not read its manifests for them. */
+  learn(files: readonly DataFile[]): void {
+    for (const f of files) this.known.set(f.file_path, f);
   }
 
   /** Whether this table's current snapshot names the data file (the topic table must not delete it yet). */
@@ -203,10 +210,14 @@ export class LatestTable {
     if (!sameSchemaStructure(this.table.schema(), this.source.schema())) await this.table.updateSchema(this.source.schema());
     const update = this.table.newOverwrite();
     const next = new Map<number, PartitionState>();
-    let known: Map<string, DataFile> | undefined;
+    // Entries of the topic table's data files: learned from its commits, else read from its manifests once.
+    let refreshed = false;
     const dataFile = async (path: string): Promise<DataFile> => {
-      known ??= await this.source.dataFiles();
-      const f = known.get(path);
+      if (!this.known.has(path) && !refreshed) {
+        refreshed = true;
+        for (const [p, f] of await this.source.dataFiles()) this.known.set(p, f);
+      }
+      const f = this.known.get(path);
       if (f === undefined) throw new Error(`${this.source.topic}: data file ${path} of the topic table's history is not live in it; the table changed meanwhile, the next sync retries`);
       return f;
     };
@@ -345,6 +356,9 @@ export class LatestTable {
     crashPoint('before-upsert-commit');
     await this.table.commit(update);
     for (const [p, s] of next) this.states.set(p, s);
+    // Only the entries of files the topic table's history still names are worth keeping.
+    const live = new Set(this.source.partitions().flatMap((p) => this.source.manifest(p).segments.flatMap((seg) => seg.dataFiles)));
+    for (const path of this.known.keys()) if (!live.has(path)) this.known.delete(path);
     return { committed: true, appended, rebuilt, rowsRead, rowsHidden };
   }
 

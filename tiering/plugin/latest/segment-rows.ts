@@ -14,7 +14,7 @@
 import { decodeRecordBatch } from '../../../protocol/record-batch/record-batch.js';
 import type { FileIO } from '../../../iceberg/io/file-io.js';
 import { readParquetTable } from '../../../iceberg/parquet/reader.js';
-import { decodeSegmentIndex, type IndexedBatch } from '../../offset-index/format.js';
+import { decodeSegmentIndex, type IndexedBatch, type SegmentIndex } from '../../offset-index/format.js';
 import { resolveLocation } from '../../offset-index/location.js';
 import { TieringError } from '../api.js';
 import type { SegmentEntry } from '../partition-manifest.js';
@@ -34,8 +34,6 @@ export interface KeyedRow {
   /** Kafka key bytes; null for a record without a key. */
   readonly key: Buffer | null;
   readonly offset: number;
-  /** Kafka timestamp (ms). */
-  readonly timestamp: number;
   /** The value is null (a tombstone). */
   readonly tombstone: boolean;
   /** The record's value bytes (null for a tombstone). */
@@ -49,17 +47,35 @@ export interface KeyedRow {
 /** Bytes asked of the codec per read: batches come back whole, so this only bounds memory. */
 const READ_BYTES = 8 << 20;
 
+/** One data file of a segment: its offset index and the rows its segment's delete files hide. */
+interface SegmentDataFile {
+  readonly location: string;
+  readonly index: SegmentIndex;
+  readonly file: string;
+  readonly gone: ReadonlySet<number> | undefined;
+}
+
 /**
- * Visits the rows of `segment` that table readers see, in offset order, and returns the rows its delete
- * files hide, by data file.
+ * Calls `each` for every data file of `segment` (through its offset index, in offset order) and returns the
+ * rows the segment's delete files hide, by data file.
  */
-export async function readSegmentRows(ctx: SegmentRowsContext, partition: number, segment: SegmentEntry, visit: (row: KeyedRow) => void, probes?: RowColumnProbes): Promise<Map<string, Set<number>>> {
+async function eachDataFile(ctx: SegmentRowsContext, segment: SegmentEntry, each: (f: SegmentDataFile) => Promise<void>): Promise<Map<string, Set<number>>> {
   const hidden = await hiddenRows(ctx.io, segment.deleteFiles ?? []);
   for (const location of segment.indexFiles) {
     const index = decodeSegmentIndex(await ctx.io.get(location));
     if (index.dataFile === null) continue;
     const file = resolveLocation(ctx.tableLocation, index.dataFile.path);
-    const gone = hidden.get(file);
+    await each({ location, index, file, gone: hidden.get(file) });
+  }
+  return hidden;
+}
+
+/**
+ * Visits the rows of `segment` that table readers see, in offset order, rebuilt as Kafka records, and
+ * returns the rows its delete files hide, by data file.
+ */
+export function readSegmentRows(ctx: SegmentRowsContext, partition: number, segment: SegmentEntry, visit: (row: KeyedRow) => void, probes?: RowColumnProbes): Promise<Map<string, Set<number>>> {
+  return eachDataFile(ctx, segment, async ({ location, index, file, gone }) => {
     const columns = probes === undefined ? undefined : await rowColumns(ctx.io, file, probes);
     const batches = new Map<bigint, IndexedBatch>();
     for (const b of index.batches) if (b.stored === null && b.recordsCount > 0) batches.set(b.baseOffset, b);
@@ -80,35 +96,28 @@ export async function readSegmentRows(ctx: SegmentRowsContext, partition: number
         batch.records.forEach((rec, i) => {
           const row = entry.firstRow + i;
           if (gone?.has(row)) return;
-          const r: KeyedRow = { key: rec.key, offset: Number(batch.baseOffset) + rec.offsetDelta, timestamp: Number(batch.baseTimestamp) + rec.timestampDelta, tombstone: rec.value === null, value: rec.value, file, row };
+          const r: KeyedRow = { key: rec.key, offset: Number(batch.baseOffset) + rec.offsetDelta, tombstone: rec.value === null, value: rec.value, file, row };
           visit(columns === undefined ? r : { ...r, columns: columns[row] ?? { id: null } });
         });
       }
       next = r.nextOffset;
     }
-  }
-  return hidden;
+  });
 }
 
 /**
  * The same rows as readSegmentRows, for a `key_value` table: read from the data files' offset, key and
- * value columns (column-rows.ts) instead of rebuilt Kafka batches. `timestamp` is not read (0).
+ * value columns (column-rows.ts) instead of rebuilt Kafka batches.
  */
-export async function readSegmentColumnRows(ctx: SegmentRowsContext, segment: SegmentEntry, visit: (row: KeyedRow) => void): Promise<Map<string, Set<number>>> {
-  const hidden = await hiddenRows(ctx.io, segment.deleteFiles ?? []);
-  for (const location of segment.indexFiles) {
-    const index = decodeSegmentIndex(await ctx.io.get(location));
-    if (index.dataFile === null) continue;
-    const file = resolveLocation(ctx.tableLocation, index.dataFile.path);
-    const gone = hidden.get(file);
+export function readSegmentColumnRows(ctx: SegmentRowsContext, segment: SegmentEntry, visit: (row: KeyedRow) => void): Promise<Map<string, Set<number>>> {
+  return eachDataFile(ctx, segment, async ({ file, gone }) => {
     const cols = await readColumnRows(ctx.io, file);
     for (let row = 0; row < cols.rows; row++) {
       if (gone?.has(row)) continue;
       const value = cols.value(row);
-      visit({ key: cols.key(row), offset: cols.offset(row), timestamp: 0, tombstone: value === null, value, file, row });
+      visit({ key: cols.key(row), offset: cols.offset(row), tombstone: value === null, value, file, row });
     }
-  }
-  return hidden;
+  });
 }
 
 /** Rows hidden by position delete files, by data file path. */

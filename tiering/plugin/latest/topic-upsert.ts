@@ -5,6 +5,7 @@
  * the file is deleted once a sync has dropped it from there).
  */
 import type { Catalog, TableIdentifier } from '../../../iceberg/catalog/catalog.js';
+import type { DataFile } from '../../../iceberg/data-file.js';
 import { LatestTable, type LatestSource, type LatestSyncResult, type UpsertSettings } from './latest-table.js';
 
 export interface UpsertReport {
@@ -46,6 +47,11 @@ export class TopicUpsert {
     this.latest = undefined;
     this.latest = await LatestTable.open({ catalog, of: this.of, source: this.source, settings });
     this.settings = key;
+  }
+
+  /** Data files the topic table just committed (their entries spare the next sync a read of its manifests). */
+  learn(files: readonly DataFile[]): void {
+    this.latest?.learn(files);
   }
 
   holds(path: string): boolean {

@@ -13,28 +13,11 @@ import { KafkajsClient } from '../../../interop/clients/kafkajs.js';
 import { KcatClient } from '../../../interop/clients/kcat.js';
 import { PlatformaticClient } from '../../../interop/clients/platformatic.js';
 import { PythonClient } from '../../../interop/clients/python.js';
-import type { InRecord, InteropClient, OutRecord } from '../../../interop/clients/types.js';
+import type { InteropClient } from '../../../interop/clients/types.js';
+import { compactionWorkload, expected, produceWorkload, view } from '../../../helpers/compaction-workload.js';
 
 const TOPIC = 'compacted-wire';
 const DELETE_RETENTION_MS = 15_000;
-
-interface Expected {
-  offset: number;
-  key: string;
-  value: string | null;
-  timestamp: number;
-  headers: [string, string][];
-}
-
-function view(records: readonly InRecord[]): Expected[] {
-  return records.map((r) => ({
-    offset: r.offset,
-    key: r.key?.toString() ?? '(null)',
-    value: r.value === null ? null : r.value.toString(),
-    timestamp: r.timestamp,
-    headers: r.headers.map(([k, v]) => [k, v?.toString() ?? '(null)'] as [string, string]),
-  }));
-}
 
 test('consumers of every client see the compacted view of a compacted topic, with original offsets', { timeout: 240_000 }, async (t) => {
   const broker = await startBroker(['--log.cleaner.backoff.ms=100']);
@@ -61,33 +44,10 @@ test('consumers of every client see the compacted view of a compacted topic, wit
 
   const producer = new KafkajsClient(broker.bootstrap);
   t.after(() => producer.close());
-  const base = Date.now() - 60_000;
-  // 600 updates over 8 keys in batches of 20, then tombstones for two keys, then unique filler keys that
-  // push every update into closed (cleanable) segments; fillers are never superseded.
-  const out: OutRecord[] = [];
-  for (let i = 0; i < 600; i++) out.push({ partition: 0, key: Buffer.from(`key-${i % 8}`), value: Buffer.from(`value-${i}-${'u'.repeat(30)}`), headers: [['n', Buffer.from(String(i))]], timestamp: base + i });
-  for (const k of [3, 5]) out.push({ partition: 0, key: Buffer.from(`key-${k}`), value: null, headers: [['tomb', Buffer.from('yes')]], timestamp: base + 700 + k });
-  for (let i = 0; i < 100; i++) out.push({ partition: 0, key: Buffer.from(`filler-${i}`), value: Buffer.from(`f-${'f'.repeat(40)}`), headers: [], timestamp: base + 800 + i });
-  const offsets: number[] = [];
-  for (let i = 0; i < out.length; i += 20) {
-    const { offsets: got } = await producer.produce({ topic: TOPIC, acks: -1, codec: i % 40 === 0 ? 'gzip' : 'none', idempotent: false, records: out.slice(i, i + 20) });
-    offsets.push(...got.map((o) => o as number));
-  }
-  assert.deepEqual(offsets, out.map((_, i) => i), 'offsets 0..n-1');
-
+  const out = compactionWorkload(Date.now() - 60_000);
+  await produceWorkload(producer, TOPIC, out);
   // The reference: the last record per key of everything produced (every update lies in closed segments).
-  const latest = new Map<string, number>();
-  out.forEach((r, i) => latest.set(r.key?.toString() ?? '', i));
-  const all: Expected[] = out.map((r, i) => ({
-    offset: i,
-    key: r.key?.toString() ?? '',
-    value: r.value === null ? null : r.value.toString(),
-    timestamp: r.timestamp ?? 0,
-    headers: r.headers.map(([k, v]) => [k, v?.toString() ?? '(null)'] as [string, string]),
-  }));
-  const compacted = all.filter((r) => latest.get(r.key) === r.offset);
-  assert.equal(compacted.filter((r) => r.value === null).length, 2, 'two live tombstones');
-  assert.equal(compacted.length, 6 + 2 + 100);
+  const { compacted } = expected(out);
 
   // A record without a key is refused on a compacted topic, as Kafka's LogValidator does.
   const raw = kafka.producer();

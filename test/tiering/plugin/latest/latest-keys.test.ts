@@ -8,7 +8,7 @@ let offset = 0;
 function row(key: string | null, value: unknown, file = 'f1'): KeyedRow {
   const v = value === null ? null : Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
   const o = offset++;
-  return { key: key === null ? null : Buffer.from(key), offset: o, timestamp: 0, tombstone: v === null, value: v, file, row: o };
+  return { key: key === null ? null : Buffer.from(key), offset: o, tombstone: v === null, value: v, file, row: o };
 }
 
 function run(keys: LatestKeys, rows: readonly KeyedRow[]): DeadRow[] {
