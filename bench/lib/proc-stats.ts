@@ -23,3 +23,35 @@ export function peakRssBytes(pid: number | 'self'): number {
   if (!m) throw new Error(`no VmHWM in /proc/${pid}/status: this benchmark needs Linux`);
   return Number(m[1]) * 1024;
 }
+
+/** Dirty page-cache pages now and the kernel's background writeback threshold, from /proc/vmstat (Linux). */
+export function dirtyPages(): { readonly dirty: number; readonly backgroundThreshold: number } {
+  const text = readFileSync('/proc/vmstat', 'utf8');
+  const field = (name: string): number => {
+    const m = new RegExp(`^${name} (\\d+)$`, 'm').exec(text);
+    if (!m) throw new Error(`no ${name} in /proc/vmstat: this benchmark needs Linux`);
+    return Number(m[1]);
+  };
+  return { dirty: field('nr_dirty'), backgroundThreshold: field('nr_dirty_background_threshold') };
+}
+
+/**
+ * Samples dirty pages every `everyMs` until stopped; `stop` returns the peak as a share of the background
+ * writeback threshold (above 1, the kernel writes back while the benchmark runs, and writes slow down).
+ */
+export function watchDirtyPages(everyMs = 100): { stop(): number } {
+  let peak = 0;
+  const sample = (): void => {
+    const d = dirtyPages();
+    peak = Math.max(peak, d.dirty / d.backgroundThreshold);
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return peak;
+    },
+  };
+}

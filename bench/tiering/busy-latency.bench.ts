@@ -1,12 +1,23 @@
 // Produce latency with tiering busy against tiering idle, in the same run: one Floe broker, a latency topic
-// produced to open loop at a fixed rate (half of its closed-loop maximum by default), once while tiering has
-// nothing to do and once while it converts a backlog: a second topic filled with tables off, then switched on
-// (iceberg.enabled=true) at the start of the busy phase, so its closed segments are converted meanwhile. Run
-// for conversion on worker threads (iceberg.convert.workers.enable=true, the default) and on the broker's
-// thread (false), each on a fresh broker. Every latency is timed from the scheduled send (no coordinated
-// omission); each topic's acknowledged records are checked against its log.
+// produced to open loop at a fixed rate (half of its closed-loop maximum by default) in three phases: tiering
+// idle; tiering busy converting a backlog (a second topic filled with tables off, then switched on with
+// iceberg.enabled=true at the start of the phase); and "after", once the backlog is converted, while table
+// compaction merges the small files it made (unless --compaction=false: then tiering is idle again). Run for
+// conversion on worker threads (iceberg.convert.workers.enable=true, the default) and on the broker's thread
+// (false), each on a fresh broker. Every latency is timed from the scheduled send (no coordinated omission);
+// each topic's acknowledged records are checked against its log.
+//
+// The page cache is written back (`sync`) before every phase, and each phase reports its peak of dirty pages
+// against the kernel's background writeback threshold: once a run has written that much (10 % of memory by
+// default), the kernel writes back while it runs and every log write slows down (about 10x per 16 KiB write
+// on the machine of bench/RESULTS.md), whatever tiering does. A phase whose peak passes 1.0 measures the disk
+// as much as the broker.
 // Run:   npx tsx bench/tiering/busy-latency.bench.ts [--quick] [--build=src|dist]
 // Options: --backlog-mb=384 --segment-mb=8 --rate-share=0.5 --duration=10000 --partitions=8 --batch=16k --modes=workers,thread
+//          --compaction=true|false: table compaction of the backlog topic (iceberg.compaction.enabled; on, as
+//          by default, it merges the converted files once the backlog is converted, in the "after" phase)
+//          --floe-flags="--iceberg.convert.workers.nice=0 ..." (extra Floe settings)
+//          --profile: print where each broker's thread spent its time (a CPU profile of the whole run)
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,10 +27,13 @@ import { createTopic, logEndOffsets } from '../lib/admin.js';
 import { LoadClient, type OpenLoopResult } from '../lib/load-client.js';
 import { adminUrl, spawnFloe, type Build } from '../lib/processes.js';
 import { median, MiB, perSec, summarizeLatencies, type LatencySummary } from '../lib/stats.js';
+import { execFileSync } from 'node:child_process';
+import { watchDirtyPages } from '../lib/proc-stats.js';
 import { formatMarkdownTable, formatTable, progress, type Cell } from '../lib/table.js';
+import { printProfiles } from '../lib/cpu-profile.js';
 import { produceWorkload, type ProduceWorkload } from '../lib/workload.js';
 
-const args = new BenchArgs(process.argv.slice(2), 'usage: busy-latency.bench.ts [--quick] [--build=src|dist] [--backlog-mb=384] [--segment-mb=8] [--rate-share=0.5] [--duration=ms] [--partitions=8] [--batch=16k] [--modes=workers,thread]');
+const args = new BenchArgs(process.argv.slice(2), 'usage: busy-latency.bench.ts [--quick] [--build=src|dist] [--backlog-mb=384] [--segment-mb=8] [--rate-share=0.5] [--duration=ms] [--partitions=8] [--batch=16k] [--modes=workers,thread] [--compaction=true|false] [--floe-flags="..."] [--profile]');
 const quick = args.flag('quick');
 const build = args.string('build', 'src') as Build;
 const backlogMb = args.number('backlog-mb', quick ? 128 : 384);
@@ -29,6 +43,9 @@ const durationMs = args.number('duration', quick ? 4000 : 10000);
 const partitions = args.number('partitions', 8);
 const batchBytes = args.numbers('batch', [16 * 1024])[0] ?? 16 * 1024;
 const modes = args.string('modes', 'workers,thread').split(',') as ('workers' | 'thread')[];
+const profile = args.flag('profile');
+const compaction = args.string('compaction', 'true');
+const floeFlags = args.string('floe-flags', '').split(' ').filter((f) => f !== '');
 
 function recordsOf(w: ProduceWorkload, perRequest: Uint32Array): number {
   let n = 0;
@@ -44,20 +61,31 @@ async function metric(url: string, name: string): Promise<number> {
   return sum;
 }
 
+interface Phase {
+  latency: LatencySummary;
+  /** Peak dirty pages during the phase, as a share of the background writeback threshold. */
+  dirtyPeak: number;
+}
+
 interface Row {
   mode: string;
   rate: number;
-  idle: LatencySummary;
-  busy: LatencySummary;
+  idle: Phase;
+  busy: Phase;
+  after: Phase;
   segmentsDuringBusy: number;
   segmentsBacklog: number;
+  /** Live data files fewer at the end of the "after" phase than at its start (compaction's merges). */
+  filesMerged: number;
 }
 
 async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
+  const profileDir = profile ? join(work, mode, 'profile') : undefined;
   const floe = await spawnFloe({
     dataDir: join(work, mode, 'log'),
     build,
-    flags: [`--iceberg.warehouse=${join(work, mode, 'warehouse')}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1', '--schema.registry.port=-1', `--iceberg.convert.workers.enable=${mode === 'workers'}`, '--auto.create.topics.enable=false'],
+    ...(profileDir !== undefined ? { cpuProfDir: profileDir } : {}),
+    flags: [`--iceberg.warehouse=${join(work, mode, 'warehouse')}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1', '--schema.registry.port=-1', `--iceberg.convert.workers.enable=${mode === 'workers'}`, '--auto.create.topics.enable=false', ...floeFlags],
   });
   const clients: LoadClient[] = [];
   try {
@@ -97,29 +125,50 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
       return r;
     };
     await open(1000);
-    const idle = summarizeLatencies((await open(durationMs)).fromScheduleMs);
-    progress(`${mode}: tiering idle, ${rate.toFixed(0)} requests/s: p99 ${idle.p99.toFixed(2)} ms`);
+    // Each phase starts with the page cache written back, and says how close it came to the next writeback.
+    const phase = async (): Promise<Phase> => {
+      const dirty = watchDirtyPages();
+      const latency = summarizeLatencies((await open(durationMs)).fromScheduleMs);
+      return { latency, dirtyPeak: dirty.stop() };
+    };
+    execFileSync('sync');
+    const idle = await phase();
+    progress(`${mode}: tiering idle, ${rate.toFixed(0)} requests/s: p99 ${idle.latency.p99.toFixed(2)} ms, dirty pages peaked at ${idle.dirtyPeak.toFixed(2)} of the writeback threshold`);
 
+    execFileSync('sync');
     const before = await metric(metrics, 'floe_tiering_copied_segments_total');
     const kafka = new Kafka({ brokers: [`127.0.0.1:${floe.port}`], clientId: 'busy-bench', logLevel: logLevel.NOTHING });
     const ka = kafka.admin();
     await ka.connect();
-    await ka.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: 'backlog', configEntries: [{ name: 'iceberg.enabled', value: 'true' }, { name: 'internal.segment.bytes', value: String(segmentMb * MiB) }, { name: 'retention.ms', value: '-1' }] }] });
+    await ka.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: 'backlog', configEntries: [{ name: 'iceberg.enabled', value: 'true' }, { name: 'iceberg.compaction.enabled', value: compaction }, { name: 'internal.segment.bytes', value: String(segmentMb * MiB) }, { name: 'retention.ms', value: '-1' }] }] });
     await ka.disconnect();
     // Let the first conversions start before timing.
     for (let waited = 0; waited < 10_000 && (await metric(metrics, 'floe_tiering_copied_segments_total')) === before; waited += 100) await new Promise((r) => setTimeout(r, 100));
-    const busy = summarizeLatencies((await open(durationMs)).fromScheduleMs);
+    const busy = await phase();
     const during = (await metric(metrics, 'floe_tiering_copied_segments_total')) - before;
-    progress(`${mode}: tiering busy (${during} segments converted during the phase): p99 ${busy.p99.toFixed(2)} ms`);
+    progress(`${mode}: tiering busy (${during} segments converted during the phase): p99 ${busy.latency.p99.toFixed(2)} ms, dirty pages peaked at ${busy.dirtyPeak.toFixed(2)} of the writeback threshold`);
+    const segmentsBacklog = Math.floor(backlogBytes / (segmentMb * MiB));
+    // Idle again: the backlog converted (or two minutes passed), the page cache written back. Table
+    // compaction may still run (it starts once nothing waits to be tiered): that is the broker's own work.
+    for (let waited = 0; waited < 120_000 && (await metric(metrics, 'floe_tiering_backlog_segments')) > 0; waited += 250) await new Promise((r) => setTimeout(r, 250));
+    execFileSync('sync');
+    const filesBefore = await metric(metrics, 'floe_table_data_files');
+    const after = await phase();
+    const filesMerged = filesBefore - (await metric(metrics, 'floe_table_data_files'));
+    progress(`${mode}: after (${filesMerged} data files fewer by compaction during the phase): p99 ${after.latency.p99.toFixed(2)} ms, dirty pages peaked at ${after.dirtyPeak.toFixed(2)} of the writeback threshold`);
 
     for (const [topic, n, expected] of [['latency', partitions, acknowledged], ['backlog', 4, backlogRecords]] as const) {
       const stored = (await logEndOffsets(admin, topic, n)).reduce((a, b) => a + Number(b), 0);
       if (stored !== expected) throw new Error(`${topic}: ${expected} records acknowledged, ${stored} in the log`);
     }
-    return { mode, rate, idle, busy, segmentsDuringBusy: during, segmentsBacklog: Math.floor(backlogBytes / (segmentMb * MiB)) };
+    return { mode, rate, idle, busy, after, segmentsDuringBusy: during, segmentsBacklog, filesMerged };
   } finally {
     await Promise.allSettled(clients.map((c) => c.close()));
     await floe.stop();
+    if (profileDir !== undefined) {
+      progress(`${mode}: the broker's busiest thread over the whole run (idle and busy phases, backlog fill included):`);
+      await printProfiles(profileDir).catch((err: unknown) => progress(`no profile: ${String(err)}`));
+    }
   }
 }
 
@@ -128,20 +177,26 @@ async function main(): Promise<void> {
   try {
     const rows: Row[] = [];
     for (const mode of modes) rows.push(await run(mode, work));
-    const headers = ['conversion on', 'requests/s', 'idle p50 ms', 'idle p99', 'idle p99.9', 'busy p50 ms', 'busy p99', 'busy p99.9', 'busy/idle p99', 'segments converted while busy'];
+    const headers = ['conversion on', 'requests/s', 'idle p50 ms', 'idle p99', 'idle p99.9', 'busy p50 ms', 'busy p99', 'busy p99.9', 'after p50 ms', 'after p99', 'after p99.9', 'busy/idle p99', 'busy/after p99', 'dirty peak idle/busy/after', 'segments converted while busy', 'data files merged after'];
     const table: Cell[][] = rows.map((r) => [
       r.mode === 'workers' ? 'worker threads' : "the broker's thread",
       Math.round(r.rate),
-      r.idle.p50,
-      r.idle.p99,
-      r.idle.p999,
-      r.busy.p50,
-      r.busy.p99,
-      r.busy.p999,
-      `${(r.busy.p99 / r.idle.p99).toFixed(2)}x`,
+      r.idle.latency.p50,
+      r.idle.latency.p99,
+      r.idle.latency.p999,
+      r.busy.latency.p50,
+      r.busy.latency.p99,
+      r.busy.latency.p999,
+      r.after.latency.p50,
+      r.after.latency.p99,
+      r.after.latency.p999,
+      `${(r.busy.latency.p99 / r.idle.latency.p99).toFixed(2)}x`,
+      `${(r.busy.latency.p99 / r.after.latency.p99).toFixed(2)}x`,
+      [r.idle, r.busy, r.after].map((x) => x.dirtyPeak.toFixed(2)).join(' / '),
       `${r.segmentsDuringBusy} of ~${r.segmentsBacklog}`,
+      r.filesMerged,
     ]);
-    const setup = `${partitions} partitions, ${batchBytes / 1024} KiB batches, acks=1, open loop at ${rateShare * 100} % of the closed-loop maximum for ${durationMs} ms per phase; backlog ${backlogMb} MiB in ${segmentMb} MiB segments; broker build ${build}`;
+    const setup = `${partitions} partitions, ${batchBytes / 1024} KiB batches, acks=1, open loop at ${rateShare * 100} % of the closed-loop maximum for ${durationMs} ms per phase (page cache written back before each); backlog ${backlogMb} MiB in ${segmentMb} MiB segments, table compaction ${compaction === 'true' ? 'on' : 'off'}; broker build ${build}${floeFlags.length > 0 ? `; ${floeFlags.join(' ')}` : ''}`;
     console.log(`\nProduce latency, tiering idle vs busy: ${setup}\n`);
     console.log(formatTable(headers, table));
     console.log(`\nMarkdown:\n\n${formatMarkdownTable(headers, table)}`);
