@@ -195,6 +195,7 @@ export class Broker {
     const codec = defaultSegmentCodec({
       batchCacheBytes: config['remote.log.reader.cache.total.size.bytes'],
       workers: config['iceberg.convert.workers.enable'] ? config['remote.log.manager.copier.thread.pool.size'] : 0,
+      workersNice: config['iceberg.convert.workers.nice'],
     });
     const tiering = await BrokerTiering.start({
       config,

@@ -2,13 +2,16 @@
  * Worker threads that convert closed segments to Parquet (./convert-worker.ts), so conversion never holds
  * the thread that serves produce and fetch, and a broker with more cores converts on them. `convert` hands
  * a segment file to an idle worker (queueing when all are busy) and yields its data files one at a time,
- * as `convertSegment` does in-thread; the worker writes the next file only once the caller pulls it. A
- * worker that dies fails its conversion (the plugin retries it) and is replaced on the next use.
+ * as `convertSegment` does in-thread; the worker writes the next file only once the caller pulls it.
+ * `rebuild` does the same for table compaction: the worker first rebuilds the merged segment file from
+ * tiered segments (./rebuild-segments.ts, over local copies of their files), then converts it. A worker
+ * that dies fails its job (the plugin retries it) and is replaced on the next use.
  */
 import { Worker } from 'node:worker_threads';
 import type { DataFileMetrics } from '../../iceberg/metrics.js';
 import { TieringConvertError, type TieringConvertErrorCode } from './errors.js';
 import type { ConvertOptions } from './segment-to-parquet.js';
+import type { RebuildSegment } from './rebuild-segments.js';
 
 /** Largest segment window a converter keeps for its next conversion (a window is about one data file). */
 export const MAX_SPARE_WINDOW_BYTES = 128 * 1024 * 1024;
@@ -16,7 +19,25 @@ export const MAX_SPARE_WINDOW_BYTES = 128 * 1024 * 1024;
 /** Conversion options a worker can take: everything but the typed (schema mode) state. */
 export type WorkerConvertOptions = Omit<ConvertOptions, 'typed'>;
 
-export type WorkerRequest = { readonly kind: 'convert'; readonly id: number; readonly segmentPath: string; readonly options: WorkerConvertOptions } | { readonly kind: 'next' };
+/** What every worker starts with (its workerData). */
+export interface WorkerSetup {
+  /** Nice value of the worker's thread, 0-19 (Linux; 0 keeps the broker's priority). */
+  readonly nice: number;
+}
+
+/** A compaction rebuild for a worker: `segments` name files under `root`, a local folder (file:// URL). */
+export interface WorkerRebuild {
+  readonly root: string;
+  readonly segments: readonly RebuildSegment[];
+  /** The merged segment file the worker writes, then converts. */
+  readonly segmentPath: string;
+  readonly where: string;
+}
+
+export type WorkerRequest =
+  | { readonly kind: 'convert'; readonly id: number; readonly segmentPath: string; readonly options: WorkerConvertOptions }
+  | { readonly kind: 'rebuild'; readonly id: number; readonly rebuild: WorkerRebuild; readonly options: WorkerConvertOptions }
+  | { readonly kind: 'next' };
 
 export type WorkerReply =
   | {
@@ -36,9 +57,17 @@ const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const WORKER_URL = new URL(FROM_SOURCE ? './convert-worker.ts' : './convert-worker.js', import.meta.url);
 
 /** A worker running convert-worker; from the TypeScript sources (tsx) it registers tsx's loader first. */
-function newWorker(): Worker {
-  if (!FROM_SOURCE) return new Worker(WORKER_URL);
-  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`, { eval: true });
+function newWorker(setup: WorkerSetup): Worker {
+  if (!FROM_SOURCE) return new Worker(WORKER_URL, { workerData: setup });
+  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`, { eval: true, workerData: setup });
+}
+
+export interface ConvertPoolOptions {
+  /**
+   * Nice value of the workers' threads, 0-19 (default 0): above 0 the scheduler prefers the broker's
+   * thread when both want a core (bench/tiering/busy-latency.bench.ts). Linux only.
+   */
+  readonly nice?: number;
 }
 
 interface Slot {
@@ -68,13 +97,21 @@ export class ConvertPool {
   private nextId = 1;
   private closed = false;
 
-  constructor(readonly size: number) {
+  private readonly setup: WorkerSetup;
+
+  constructor(
+    readonly size: number,
+    options: ConvertPoolOptions = {},
+  ) {
     if (!Number.isInteger(size) || size < 1) throw new TieringConvertError('INVALID_OPTION', `a conversion pool needs at least one worker, got ${size}`);
+    const nice = options.nice ?? 0;
+    if (!Number.isInteger(nice) || nice < 0 || nice > 19) throw new TieringConvertError('INVALID_OPTION', `a conversion worker's nice value is 0-19, got ${nice}`);
+    this.setup = { nice };
     this.slots = Array.from({ length: size }, () => ({ worker: null, busy: false }));
   }
 
   private start(slot: Slot): Worker {
-    const w = newWorker();
+    const w = newWorker(this.setup);
     w.unref();
     w.on('message', (r: WorkerReply) => this.jobs.get(r.id)?.replies.push(r));
     const fail = (message: string) => {
@@ -103,7 +140,19 @@ export class ConvertPool {
   }
 
   /** Converts the segment file on a worker; yields its files in offset order. */
-  async *convert(segmentPath: string, options: WorkerConvertOptions): AsyncGenerator<WorkerFile, void, void> {
+  convert(segmentPath: string, options: WorkerConvertOptions): AsyncGenerator<WorkerFile, void, void> {
+    return this.run((id) => ({ kind: 'convert', id, segmentPath, options }));
+  }
+
+  /**
+   * Rebuilds tiered segments into one segment file on a worker and converts it (its size, plus one, is the
+   * target file size, so it becomes one data file); yields its files in offset order.
+   */
+  rebuild(rebuild: WorkerRebuild, options: WorkerConvertOptions): AsyncGenerator<WorkerFile, void, void> {
+    return this.run((id) => ({ kind: 'rebuild', id, rebuild, options }));
+  }
+
+  private async *run(request: (id: number) => Exclude<WorkerRequest, { kind: 'next' }>): AsyncGenerator<WorkerFile, void, void> {
     if (this.closed) throw new TieringConvertError('INVALID_OPTION', 'the conversion pool is closed');
     const slot = await this.acquire();
     const id = this.nextId++;
@@ -116,7 +165,7 @@ export class ConvertPool {
       slot.worker ??= this.start(slot);
       const worker = slot.worker;
       job.worker = worker;
-      worker.postMessage({ kind: 'convert', id, segmentPath, options } satisfies WorkerRequest);
+      worker.postMessage(request(id) satisfies WorkerRequest);
       for (;;) {
         const r = await replies.next();
         if (r.kind !== 'file') finished = true;

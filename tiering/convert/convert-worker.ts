@@ -1,24 +1,56 @@
 /**
  * The worker thread side of segment conversion (./convert-pool.ts is the other): converts one closed
- * segment file at a time with `convertSegment`, off the thread that serves produce and fetch. Each data file
+ * segment file at a time with `convertSegment`, off the thread that serves produce and fetch; for table
+ * compaction it first rebuilds that file from tiered segments (./rebuild-segments.ts). Each data file
  * goes back to the pool as soon as it is written, its bytes transferred (not copied), and the worker waits
  * for the pool to take the next one, so a worker holds about one file's memory, as the in-thread
  * conversion does. Files stay unuploaded here: the pool's caller owns the FileIO. Typed (schema mode)
  * conversions stay on the main thread, where the schema registry and the table layout live.
  */
 import { open } from 'node:fs/promises';
-import { parentPort } from 'node:worker_threads';
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
 import { convertSegment, type ConvertOptions, type SegmentSource } from './segment-to-parquet.js';
 import { TieringConvertError } from './errors.js';
-import { MAX_SPARE_WINDOW_BYTES, type WorkerReply, type WorkerRequest } from './convert-pool.js';
+import { MAX_SPARE_WINDOW_BYTES, type WorkerReply, type WorkerRequest, type WorkerSetup } from './convert-pool.js';
+import { LocalFileIO } from '../../iceberg/io/local.js';
+import { rebuildSegments } from './rebuild-segments.js';
 
 const port = parentPort;
 if (port === null) throw new Error('convert-worker.ts runs as a worker thread (see convert-pool.ts)');
+lowerPriority((workerData as WorkerSetup | null)?.nice ?? 0);
+
+/**
+ * Gives this thread the nice value `nice` (Linux: the nice value is per thread, and /proc/thread-self names
+ * this thread's id), so the scheduler runs the broker's thread first when they compete for a core and the
+ * conversion gets every core nothing else wants. Elsewhere the worker keeps the broker's priority.
+ */
+function lowerPriority(nice: number): void {
+  if (nice === 0 || process.platform !== 'linux') return;
+  try {
+    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), nice);
+  } catch {
+    // Without /proc (a container without it mounted) the worker runs at the broker's priority.
+  }
+}
 
 /** The window a conversion reads the segment into, reused by the next (as ConvertCodec does in-thread). */
 let spare: Buffer | null = null;
 /** Resolves the conversion waiting for the pool to take its last file. */
 let resume: (() => void) | undefined;
+
+/** Rebuilds the merged segment file of a compaction from local copies of its inputs, then converts it. */
+async function rebuild(job: Extract<WorkerRequest, { kind: 'rebuild' }>): Promise<void> {
+  const io = new LocalFileIO({ root: job.rebuild.root, fsync: false });
+  let size: number;
+  try {
+    size = await rebuildSegments(io, { segments: job.rebuild.segments, path: job.rebuild.segmentPath, where: job.rebuild.where });
+  } finally {
+    await io.close();
+  }
+  await convert({ kind: 'convert', id: job.id, segmentPath: job.rebuild.segmentPath, options: { ...job.options, targetFileBytes: Math.max(1, size + 1) } });
+}
 
 async function convert(job: Extract<WorkerRequest, { kind: 'convert' }>): Promise<void> {
   const fh = await open(job.segmentPath, 'r');
@@ -57,7 +89,7 @@ port.on('message', (m: WorkerRequest) => {
     r?.();
     return;
   }
-  convert(m).catch((err: unknown) => {
+  (m.kind === 'rebuild' ? rebuild(m) : convert(m)).catch((err: unknown) => {
     const e = err instanceof Error ? err : new Error(String(err));
     port.postMessage({ kind: 'error', id: m.id, name: e.name, message: e.message, code: err instanceof TieringConvertError ? err.code : (err as { code?: string }).code } satisfies WorkerReply);
   });

@@ -1,33 +1,27 @@
 /**
  * Compaction's rewrite step: one group of consecutive committed segments (compaction-plan.ts) becomes one
- * merged segment, written exactly as tiering would have written it had the log held one segment there.
+ * merged segment, written exactly as tiering would have written it had the log held one segment there. The
+ * codec's rewriteSegments does the work (on a conversion worker when it has them, see convert-codec.ts):
  *
- * 1. The group's record batches are rebuilt from the table through the Kafka read path (the codec's
- *    readSegment, batch by batch in offset order, stored offsets, original attributes: the batches are
- *    re-compressed with their own codec so `kafka.batch.attributes` does not change) into a temporary
- *    local segment file; every batch the inputs' offset indexes list must come back, in order.
- * 2. That file goes through the codec's convertSegment, the copy path's own conversion: data files and
- *    offset index come out as tiering makes them, named `<base>-<last>.c<first>-<last>` after the merged
- *    segment (never an input's name; a retried compaction overwrites its own earlier attempt).
+ * 1. The group's record batches are rebuilt from the table through the Kafka read path
+ *    (tiering/convert/rebuild-segments.ts: batch by batch in offset order, stored offsets, original
+ *    attributes: the batches are re-compressed with their own codec so `kafka.batch.attributes` does not
+ *    change) into a temporary local segment file; every batch the inputs' offset indexes list must come
+ *    back, in order.
+ * 2. That file goes through the copy path's own conversion: data files and offset index come out as
+ *    tiering makes them, named `<base>-<last>.c<first>-<last>` after the merged segment (never an input's
+ *    name; a retried compaction overwrites its own earlier attempt).
  *
  * Nothing here commits or deletes: the caller swaps the inputs for the result in one rewrite commit, and
  * the inputs' objects stay for older snapshots and fetches in flight (snapshot expiry deletes them).
  */
-import { mkdtemp, open, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { iterateBatches } from '../../protocol/record-batch/batches.js';
 import type { DataFile } from '../../iceberg/data-file.js';
 import type { FileIO } from '../../iceberg/io/file-io.js';
 import type { Schema } from '../../iceberg/schema.js';
-import { decodeSegmentIndex } from '../offset-index/format.js';
-import { TieringError } from './api.js';
 import type { CompactionGroup } from './compaction-plan.js';
 import type { SegmentEntry } from './partition-manifest.js';
 import type { SegmentCodec } from './segment-codec.js';
 import type { RecordTypers } from '../typed/record-typers.js';
-
-/** Bytes asked of one read while rebuilding (whole batches; the first is returned whole whatever its size). */
-const READ_BYTES = 4 * 1024 * 1024;
 
 export interface RewriteContext {
   readonly io: FileIO;
@@ -66,67 +60,26 @@ export async function rewriteGroup(ctx: RewriteContext, group: CompactionGroup):
   const first = group.segments[0];
   const last = group.segments[group.segments.length - 1];
   if (first === undefined || last === undefined) throw new RangeError('empty compaction group');
-  const where = `${ctx.topic}-${ctx.partition} segments ${first.baseOffset}..${last.lastOffset}`;
-  const dir = await mkdtemp(join(ctx.tmpDir, 'floe-compact-'));
-  try {
-    const path = join(dir, `${ctx.partition}-${first.baseOffset}.log`);
-    const fh = await open(path, 'w');
-    let size = 0;
-    try {
-      for (const seg of group.segments) {
-        let expected = 0;
-        for (const loc of seg.indexFiles) expected += decodeSegmentIndex(await ctx.io.get(loc)).batches.length;
-        let got = 0;
-        let from = seg.baseOffset;
-        let prevLast = -1n;
-        while (from <= seg.lastOffset) {
-          const r = await ctx.codec.readSegment({ io: ctx.io, partition: ctx.partition, baseOffset: seg.baseOffset, lastOffset: seg.lastOffset, dataFiles: seg.dataFiles, indexFiles: seg.indexFiles, fetchOffset: from, maxBytes: READ_BYTES, minOneBatch: true, compression: 'original' });
-          if (r.records.length === 0) break;
-          for (const b of iterateBatches(r.records)) {
-            if (b.baseOffset <= prevLast || b.lastOffset > BigInt(seg.lastOffset) || b.baseOffset < BigInt(seg.baseOffset)) {
-              throw new TieringError('CONVERSION_FAILED', `${where}: rebuilding segment ${seg.baseOffset}..${seg.lastOffset} returned batch ${b.baseOffset}..${b.lastOffset} out of order; the compaction is abandoned (the table is unchanged)`);
-            }
-            prevLast = b.lastOffset;
-            got++;
-          }
-          await fh.write(r.records, 0, r.records.length, size);
-          size += r.records.length;
-          await ctx.throttle?.(r.records.length);
-          if (r.nextOffset <= from) break;
-          from = r.nextOffset;
-        }
-        if (got !== expected) {
-          throw new TieringError('CONVERSION_FAILED', `${where}: segment ${seg.baseOffset}..${seg.lastOffset} lists ${expected} batches in its offset index, rebuilding it returned ${got}; the compaction is abandoned (the table is unchanged)`);
-        }
-      }
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    const converted = await ctx.codec.convertSegment({
-      io: ctx.io,
-      tableLocation: ctx.tableLocation,
-      schema: ctx.schema,
-      specId: ctx.specId,
-      partition: ctx.partition,
-      baseOffset: first.baseOffset,
-      lastOffset: last.lastOffset,
-      segmentPath: path,
-      nameTag: ctx.nameTag === undefined ? compactedTag(first.baseOffset, last.lastOffset) : `${ctx.nameTag}-${first.baseOffset}-${last.lastOffset}`,
-      // One data file for the whole group (the plan bounds its size).
-      targetFileBytes: Math.max(1, size + 1),
-      ...(ctx.typed ? { typed: ctx.typed } : {}),
-    });
-    const entry: SegmentEntry = {
-      baseOffset: first.baseOffset,
-      lastOffset: last.lastOffset,
-      maxTimestamp: Math.max(...group.segments.map((s) => s.maxTimestamp)),
-      sizeInBytes: group.segments.reduce((n, s) => n + s.sizeInBytes, 0),
-      dataFiles: converted.dataFiles.map((f) => f.file_path),
-      indexFiles: [...converted.indexFiles],
-    };
-    return { inputs: group.segments, entry, dataFiles: converted.dataFiles };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const converted = await ctx.codec.rewriteSegments({
+    io: ctx.io,
+    tableLocation: ctx.tableLocation,
+    schema: ctx.schema,
+    specId: ctx.specId,
+    partition: ctx.partition,
+    segments: group.segments,
+    nameTag: ctx.nameTag === undefined ? compactedTag(first.baseOffset, last.lastOffset) : `${ctx.nameTag}-${first.baseOffset}-${last.lastOffset}`,
+    tmpDir: ctx.tmpDir,
+    ...(ctx.throttle ? { throttle: ctx.throttle } : {}),
+    ...(ctx.typed ? { typed: ctx.typed } : {}),
+    where: `${ctx.topic}-${ctx.partition} segments ${first.baseOffset}..${last.lastOffset}`,
+  });
+  const entry: SegmentEntry = {
+    baseOffset: first.baseOffset,
+    lastOffset: last.lastOffset,
+    maxTimestamp: Math.max(...group.segments.map((s) => s.maxTimestamp)),
+    sizeInBytes: group.segments.reduce((n, s) => n + s.sizeInBytes, 0),
+    dataFiles: converted.dataFiles.map((f) => f.file_path),
+    indexFiles: [...converted.indexFiles],
+  };
+  return { inputs: group.segments, entry, dataFiles: converted.dataFiles };
 }

@@ -6,7 +6,8 @@
  * segment's size) and describes them as Iceberg DataFiles with metrics and split offsets,
  * partitioned by identity on `kafka.partition`.
  */
-import { open } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { parquetDataFile, type DataFile } from '../../iceberg/data-file.js';
 import type { PartitionSpec } from '../../iceberg/partition-spec.js';
 import type { Schema } from '../../iceberg/schema.js';
@@ -23,7 +24,8 @@ import type { RemoteFetchResult } from './api.js';
 import type { DataFileMetrics } from '../../iceberg/metrics.js';
 import { ConvertPool, MAX_SPARE_WINDOW_BYTES } from '../convert/convert-pool.js';
 import type { DeadLetter, TypedCounts } from '../typed/typed-rows.js';
-import type { CacheStats, ConvertedSegment, ConvertSegmentInput, ReadSegmentInput, SegmentCodec } from './segment-codec.js';
+import { rebuildSegments, type RebuildSegment } from '../convert/rebuild-segments.js';
+import type { CacheStats, ConvertedSegment, ConvertSegmentInput, ReadSegmentInput, RewriteSegmentsInput, SegmentCodec } from './segment-codec.js';
 
 /** Name of the table's partition field (identity of `kafka.partition`). */
 export const PARTITION_FIELD = 'kafka_partition';
@@ -46,6 +48,8 @@ export interface ConvertCodecOptions {
    * fetch; 0 (the default) converts in this thread. Typed (schema mode) segments always convert here.
    */
   readonly workers?: number;
+  /** Nice value of the workers' threads (see ConvertPoolOptions); default 0. */
+  readonly workersNice?: number;
 }
 
 /** One converted file, from this thread's converter or a worker's, ready to upload. */
@@ -72,7 +76,7 @@ export class ConvertCodec implements SegmentCodec {
     this.indexes = new ByteBudgetCache<SegmentIndex>({ maxBytes: options.indexCacheBytes ?? 64 * MiB, sizeOf: (i) => indexSizes.get(i) ?? 4096 });
     this.footers = createFooterCache(options.footerCacheBytes ?? 64 * MiB);
     this.batches = createBatchCache(options.batchCacheBytes ?? DEFAULT_BATCH_CACHE_BYTES);
-    this.pool = (options.workers ?? 0) > 0 ? new ConvertPool(options.workers!) : null;
+    this.pool = (options.workers ?? 0) > 0 ? new ConvertPool(options.workers!, options.workersNice !== undefined ? { nice: options.workersNice } : {}) : null;
   }
 
   /** Stops the conversion workers. */
@@ -185,6 +189,57 @@ export class ConvertCodec implements SegmentCodec {
       indexFiles.push(indexLocation);
     }
     return { dataFiles, indexFiles };
+  }
+
+  /**
+   * Compaction's rewrite. With conversion workers (and a `key_value` table) the inputs' data and index files
+   * are copied into a local folder (I/O only, throttled by the data bytes read) and a worker rebuilds the
+   * merged segment from them and converts it, so decoding and re-compressing the group never runs on this
+   * thread; otherwise this thread rebuilds it (throttled by the log bytes rebuilt) and converts it as a
+   * closed segment would be. Either way the merged segment becomes one data file.
+   */
+  async rewriteSegments(input: RewriteSegmentsInput): Promise<ConvertedSegment> {
+    const first = input.segments[0];
+    const last = input.segments[input.segments.length - 1];
+    if (first === undefined || last === undefined) throw new RangeError('rewriteSegments needs at least one segment');
+    const dir = await mkdtemp(join(input.tmpDir, 'floe-compact-'));
+    try {
+      const segmentPath = join(dir, `${input.partition}-${first.baseOffset}.log`);
+      const target: ConvertSegmentInput = { io: input.io, tableLocation: input.tableLocation, schema: input.schema, specId: input.specId, partition: input.partition, baseOffset: first.baseOffset, lastOffset: last.lastOffset, segmentPath, nameTag: input.nameTag };
+      if (this.pool !== null && input.typed === undefined) {
+        const root = `file://${join(dir, 'table')}`;
+        const segments = await this.localCopies(input, root);
+        if (segments !== null) {
+          const { typed: _, ...convert } = this.options.convert ?? {};
+          return await this.store(target, this.pool.rebuild({ root, segments, segmentPath, where: input.where }, { ...convert, partition: input.partition, nameTag: input.nameTag }));
+        }
+      }
+      const size = await rebuildSegments(input.io, { segments: input.segments, path: segmentPath, where: input.where, ...(input.throttle ? { throttle: input.throttle } : {}) });
+      return await this.convertSegment({ ...target, targetFileBytes: Math.max(1, size + 1), ...(input.typed !== undefined ? { typed: input.typed } : {}) });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Copies the inputs' index and data files under `root` (a local folder's file:// location) at their paths
+   * relative to the table; null when a file is not under the table location (then the rewrite stays here).
+   */
+  private async localCopies(input: RewriteSegmentsInput, root: string): Promise<RebuildSegment[] | null> {
+    const prefix = `${input.tableLocation}/`;
+    const all = input.segments.flatMap((s) => [...s.indexFiles, ...s.dataFiles]);
+    if (!all.every((loc) => loc.startsWith(prefix) && !loc.slice(prefix.length).split('/').includes('..'))) return null;
+    const local = (loc: string): string => `${root}/${loc.slice(prefix.length)}`;
+    for (const seg of input.segments) {
+      for (const loc of [...seg.indexFiles, ...seg.dataFiles]) {
+        const bytes = await input.io.get(loc);
+        const path = local(loc).slice('file://'.length);
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, bytes);
+        if (seg.dataFiles.includes(loc)) await input.throttle?.(bytes.length);
+      }
+    }
+    return input.segments.map((s) => ({ baseOffset: s.baseOffset, lastOffset: s.lastOffset, indexFiles: s.indexFiles.map(local) }));
   }
 
   /**

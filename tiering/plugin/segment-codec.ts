@@ -59,6 +59,26 @@ export interface ReadSegmentInput {
   readonly compression?: RebuildCompression;
 }
 
+/** Table compaction's rewrite of consecutive tiered segments into one merged segment's files. */
+export interface RewriteSegmentsInput {
+  readonly io: FileIO;
+  readonly tableLocation: string;
+  readonly schema: Schema;
+  readonly specId: number;
+  readonly partition: number;
+  /** The inputs, in offset order (their files are under the table location). */
+  readonly segments: readonly { readonly baseOffset: number; readonly lastOffset: number; readonly dataFiles: readonly string[]; readonly indexFiles: readonly string[] }[];
+  /** Tag in the outputs' names (never an input's name). */
+  readonly nameTag: string;
+  /** Where temporary files go (a fresh folder under it, removed after). */
+  readonly tmpDir: string;
+  /** Waits as long as compaction's rate limit needs for `bytes` more bytes read. */
+  readonly throttle?: (bytes: number) => Promise<void>;
+  readonly typed?: RecordTypers;
+  /** What is rewritten, for error messages. */
+  readonly where: string;
+}
+
 /** One of the codec's read caches, for metrics. */
 export interface CacheStats {
   /** e.g. `remote_batches`, `parquet_footers`, `offset_indexes`. */
@@ -78,6 +98,11 @@ export interface SegmentCodec {
   partitionSpec(schema: Schema): PartitionSpec;
   /** Writes the segment's data files and index; names are deterministic so a retry overwrites. */
   convertSegment(input: ConvertSegmentInput): Promise<ConvertedSegment>;
+  /**
+   * Rebuilds the segments' batches (with their original attributes) into one merged segment and converts it
+   * into one data file and its index, written (not committed) under the table location.
+   */
+  rewriteSegments(input: RewriteSegmentsInput): Promise<ConvertedSegment>;
   /** Rebuilds the stored batches from the batch holding `fetchOffset`, within `maxBytes`. */
   readSegment(input: ReadSegmentInput): Promise<RemoteFetchResult>;
   /** Counters of the read caches, when the codec has any. */

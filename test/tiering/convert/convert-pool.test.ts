@@ -62,3 +62,34 @@ test('a conversion pool writes the same files as in-thread conversion, and survi
   const after = await all(pool.convert(path, OPTIONS));
   assert.equal(after.length, expected.length, 'the pool still converts after abandoned conversions');
 });
+
+/** Nice values of this process's threads (Linux: /proc/self/task/<tid>/stat, field 19). */
+async function threadNiceValues(): Promise<number[]> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const out: number[] = [];
+  for (const tid of await readdir('/proc/self/task')) {
+    const stat = await readFile(`/proc/self/task/${tid}/stat`, 'utf8').catch(() => '');
+    if (stat === '') continue;
+    // Fields after the command name (which may hold spaces) start after the last ')'; nice is the 19th field.
+    out.push(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+  }
+  return out;
+}
+
+test('conversion workers run at the nice value asked for, the broker\'s thread keeps its own', { skip: process.platform !== 'linux' }, async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'floe-pool-nice-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, '00000000000000000000.log');
+  await writeFile(path, buildSegment(20, 3));
+  const mine = (await threadNiceValues()).filter((n) => n === 13).length;
+  for (const [nice, expected] of [[13, 1], [0, 0]] as const) {
+    const pool = new ConvertPool(1, { nice });
+    try {
+      await all(pool.convert(path, OPTIONS)); // starts the worker
+      assert.equal((await threadNiceValues()).filter((n) => n === 13).length - mine, expected, `pool with nice ${nice}`);
+    } finally {
+      await pool.close();
+    }
+  }
+  assert.throws(() => new ConvertPool(1, { nice: 20 }), /nice value is 0-19/);
+});

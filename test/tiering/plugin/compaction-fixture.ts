@@ -12,7 +12,7 @@ import { Table } from '../../../iceberg/table.js';
 import { iterateBatches } from '../../../protocol/record-batch/batches.js';
 import { encodeRecordBatch } from '../../../protocol/record-batch/record-batch.js';
 import type { LogSegmentData, TopicPartitionId, TopicTieringConfig } from '../../../tiering/plugin/api.js';
-import { ConvertCodec } from '../../../tiering/plugin/convert-codec.js';
+import { ConvertCodec, type ConvertCodecOptions } from '../../../tiering/plugin/convert-codec.js';
 import { IcebergTieringPlugin, type IcebergTieringOptions } from '../../../tiering/plugin/iceberg-tiering.js';
 import { installWarehouseFetch } from '../../helpers/file-fetch.js';
 
@@ -32,7 +32,7 @@ export interface Opened {
 export interface Env {
   dir: string;
   warehouse: string;
-  open(options?: { io?: (io: LocalFileIO) => FileIO; plugin?: Partial<IcebergTieringOptions> }): Opened;
+  open(options?: { io?: (io: LocalFileIO) => FileIO; plugin?: Partial<IcebergTieringOptions>; codec?: ConvertCodecOptions }): Opened;
 }
 
 export async function env(t: After): Promise<Env> {
@@ -46,7 +46,7 @@ export async function env(t: After): Promise<Env> {
       const local = new LocalFileIO({ root: warehouse, fsync: false });
       const io = options.io ? options.io(local) : local;
       const catalog = new WarehouseCatalog({ io: local, warehouse });
-      const codec = new ConvertCodec();
+      const codec = new ConvertCodec(options.codec);
       const plugin = new IcebergTieringPlugin({ catalog, io, codec, retryBaseMs: 1, retryMaxMs: 5, compaction: { bytesPerSecond: Infinity, idleRetryMs: 5 }, ...options.plugin });
       t.after(() => plugin.close());
       return { plugin, catalog, io, codec };

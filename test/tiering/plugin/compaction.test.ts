@@ -78,6 +78,38 @@ test('compaction merges a partition\'s small segments in one replace commit: Kaf
   assert.deepEqual(await kafkaBatches(again.plugin, { topic: TOPIC, partition: 1 }), partition1, 'the other partition is untouched');
 });
 
+test('compaction on a conversion worker writes the same merged data file and index as on the broker\'s thread', async (t) => {
+  // The same segments compacted by two plugins: one converting on this thread, one on a worker (which
+  // rebuilds the merged segment from local copies of the inputs).
+  const merged: { parquet: Buffer; index: Buffer; batches: Buffer[]; duck: string[] }[] = [];
+  for (const workers of [0, 1]) {
+    const e = await env(t);
+    const { plugin, catalog, io } = e.open({ codec: { workers } });
+    await plugin.configureTopic(TOPIC, CONFIG);
+    const { segs } = await segments(e.dir, 0, 0, 10);
+    for (const s of segs) {
+      plugin.segmentClosed(s);
+      await plugin.drain();
+    }
+    const before = await kafkaBatches(plugin, tp0);
+    const duckBefore = await duckRows(catalog, io, t);
+    const outcome = await plugin.compact(tp0, { targetFileSizeBytes: 8 * MiB });
+    assert.ok(outcome.status === 'compacted' && outcome.inputFiles === 10 && outcome.outputFiles === 1, `workers ${workers}: ${JSON.stringify(outcome)}`);
+    const [seg] = plugin.metadata.listRemoteLogSegments(tp0);
+    const batches = await kafkaBatches(plugin, tp0);
+    assert.deepEqual(batches, before, `workers ${workers}: the same Kafka batches after compaction`);
+    const duck = await duckRows(catalog, io, t);
+    assert.deepEqual(duck, duckBefore, `workers ${workers}: the same table rows`);
+    merged.push({ parquet: await io.get(seg?.dataFiles[0] ?? ''), index: await io.get(seg?.indexFiles[0] ?? ''), batches, duck });
+    await plugin.close();
+  }
+  const [thread, worker] = merged;
+  assert.ok(thread && worker);
+  assert.deepEqual(worker.batches, thread.batches);
+  assert.ok(worker.index.equals(thread.index), 'the same offset index');
+  assert.ok(worker.parquet.equals(thread.parquet), 'the same data file, byte for byte');
+});
+
 test('compaction keeps segments cut by the log start, respects min-input-files and the target size, and uses the table property', async (t) => {
   const e = await env(t);
   const { plugin, catalog, io } = e.open();
