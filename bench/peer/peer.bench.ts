@@ -2,7 +2,8 @@
 // ProducerPerformance and ConsumerPerformance, and Floe's load client (bench/lib/load-client.ts), so that
 // neither broker is measured only with its own tool. Both brokers run side by side with their defaults
 // (Kafka: config/server.properties, one KRaft node; Floe: tables on, a local warehouse), and each figure is
-// measured on one broker at a time, alternating which goes first. Every figure is a Floe/Kafka ratio.
+// measured on one broker at a time, alternating which goes first, each produce run starting with the page
+// cache written back (`sync`). Every figure is a Floe/Kafka ratio.
 //
 // Run from nothing: bash bench/peer/run.sh [--quick]   (installs Kafka's jars from Maven Central)
 // Options: --runs=3 --mb=256 (MiB per produce run) --partitions=1,8,64 --batch=16k,1m --acks=1,all
@@ -12,7 +13,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execSync } from 'node:child_process';
+import { execFileSync, execSync } from 'node:child_process';
 import { BenchArgs } from '../lib/args.js';
 import { LoadClient } from '../lib/load-client.js';
 import type { Build } from '../lib/processes.js';
@@ -52,6 +53,15 @@ interface Config {
   readonly compression: ProducerPerfOptions['compression'];
 }
 
+/**
+ * Writes the page cache back before a measured run, so that no run starts with the other broker's dirty
+ * pages: once they pass the kernel's background threshold (10 % of memory), every log write slows down
+ * (bench/RESULTS.md), and a run would measure the disk and whichever broker wrote before it.
+ */
+function writeBack(): void {
+  execFileSync('sync');
+}
+
 const label = (c: Config) => `${c.partitions}p ${formatSize(c.batch)} acks=${c.acks} ${c.compression}`;
 
 async function main(): Promise<void> {
@@ -71,6 +81,7 @@ async function main(): Promise<void> {
         const cell = perf.get(label(c)) ?? { floe: { mbps: [], rps: [] }, kafka: { mbps: [], rps: [] } };
         perf.set(label(c), cell);
         for (const peer of order(run + k)) {
+          writeBack();
           const r = await withTopic(peer, c.partitions, (topic) => producerPerf({ port: peer.port, topic, records, recordSize, throughput: -1, acks: c.acks, batchSize: c.batch, compression: c.compression }), (x) => x.records);
           peer.produced += records * recordSize;
           cell[peer.name].mbps.push(r.mbPerSec);
@@ -88,6 +99,7 @@ async function main(): Promise<void> {
           const samples: Record<Name, number[]> = { floe: [], kafka: [] };
           for (let run = 0; run < runs; run++) {
             for (const peer of order(run)) {
+              writeBack();
               await withTopic(
                 peer,
                 partitions,
@@ -143,6 +155,7 @@ async function main(): Promise<void> {
       const n = Math.max(1000, Math.floor(rate * latencySeconds));
       const got: Partial<Record<Name, Awaited<ReturnType<typeof producerPerf>>>> = {};
       for (const peer of order(share === 0.25 ? 0 : 1)) {
+        writeBack();
         got[peer.name] = await withTopic(peer, latencyConfig.partitions, (topic) => producerPerf({ port: peer.port, topic, records: n, recordSize, throughput: rate, acks: latencyConfig.acks, batchSize: latencyConfig.batch, compression: 'none' }), (x) => x.records);
         peer.produced += n * recordSize;
       }
