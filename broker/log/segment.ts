@@ -7,6 +7,9 @@ import { COMPACTED_SUFFIX, INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, segmentP
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 
+/** Appends of at least this many bytes are written on the thread pool, smaller ones synchronously (see append). */
+export const ASYNC_WRITE_BYTES = 256 * 1024;
+
 /** int64 read as a JS number; offsets and timestamps stay far below 2^53. */
 export function readInt64(buf: Buffer, pos: number): number {
   return buf.readInt32BE(pos) * 4294967296 + buf.readUInt32BE(pos + 4);
@@ -230,18 +233,25 @@ export class LogSegment {
 
   /**
    * Appends whole batches whose offsets are already assigned, with one positional write, then updates the
-   * indexes. Called by the partition log only, one call at a time.
+   * indexes (so no reader sees the bytes before they are written). Called by the partition log only, one
+   * call at a time.
    *
-   * The write is synchronous, as Kafka's: it only copies into the page cache (no fsync here), which takes
-   * microseconds for a 16 KiB batch and well under a millisecond for 1 MiB, while an asynchronous write
-   * costs a thread-pool round trip per batch and was 44 % of the broker's busy time (bench/RESULTS.md).
-   * Durability is unchanged: once this returns, the bytes survive a kill -9 of the process.
+   * Below ASYNC_WRITE_BYTES the write is synchronous, as Kafka's: it only copies into the page cache (no
+   * fsync here), which takes microseconds for a 16 KiB batch, while an asynchronous write costs a thread-pool
+   * round trip per batch and was 44 % of the broker's busy time (bench/RESULTS.md). Larger writes go
+   * through the thread pool: the kernel's copy into page-cache pages took 76 % of the broker's thread with
+   * 1 MiB batches (bench/RESULTS.md), and on the pool the writes of several partitions run at once while
+   * this thread goes on. Durability is the same either way: once this resolves, the bytes survive a kill -9.
    */
   async append(buf: Buffer, nowMs: number): Promise<void> {
     const pos = this.size;
-    const fd = this.handle.fd;
     let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off, pos + off);
+    if (buf.length >= ASYNC_WRITE_BYTES) {
+      while (off < buf.length) off += (await this.handle.write(buf, off, buf.length - off, pos + off)).bytesWritten;
+    } else {
+      const fd = this.handle.fd;
+      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off, pos + off);
+    }
     let p = 0;
     while (p < buf.length) {
       const size = batchSizeAt(buf, p);

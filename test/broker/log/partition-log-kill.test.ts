@@ -51,7 +51,7 @@ test('kill -9 during appends: every acknowledged offset survives exactly once, a
       acked.set(offset, id);
     }
   }
-  const log = await PartitionLog.open({ dir, config: { 'segment.bytes': 64 * 1024, 'index.interval.bytes': 512 } });
+  const log = await PartitionLog.open({ dir, config: { 'segment.bytes': 1024 * 1024, 'index.interval.bytes': 512 } });
   try {
     assert.equal(log.recovery.cleanShutdown, false);
     const stored = new Map<number, string>();

@@ -4,6 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32c } from '@node-rs/crc32';
 import { PartitionLog, type ClosedSegment } from '../../../broker/log/partition-log.js';
+import { ASYNC_WRITE_BYTES } from '../../../broker/log/segment.js';
 import { isLogError } from '../../../broker/log/errors.js';
 import { batchOf, closeBeforeRemoving, makeBatch, manualClock, parseBatches, tempDir } from './batches.js';
 
@@ -65,6 +66,44 @@ test('append assigns offsets, and reads across many segments return every batch 
   const first = parseBatches(r.records)[0];
   assert.deepEqual([first?.baseOffset, first?.lastOffset], [mid.base, mid.base + 1]);
   assert.equal(r.firstOffset, mid.base);
+});
+
+test('large appends (written on the thread pool) and small ones (written at once), issued together, stay in the order made; reads meanwhile return whole batches', async (t) => {
+  const dir = await tempDir(t);
+  const log = await openLog(dir, { config: { 'segment.bytes': 8 * ASYNC_WRITE_BYTES } });
+  const big = (i: number) => batchOf(`big${i}`, 4, { valueBytes: ASYNC_WRITE_BYTES / 4 + 100 });
+  const small = (i: number) => batchOf(`small${i}`, 2, { valueBytes: 100 });
+  assert.ok(big(0).length >= ASYNC_WRITE_BYTES && small(0).length < ASYNC_WRITE_BYTES);
+  // Appends issued without waiting, interleaved, while a reader polls the log end: every read returns only
+  // whole batches with valid CRCs, and what it sees only grows.
+  const appends: Promise<{ baseOffset: number }>[] = [];
+  const expected: string[] = [];
+  let reading = true;
+  let seen = 0;
+  const reader = (async () => {
+    while (reading) {
+      const end = log.logEndOffset;
+      if (end > 0) {
+        const got = await readAll(log, 0, 1 << 30);
+        assert.ok(got.every((b) => b.crcOk), 'whole batches only');
+        assert.ok(got.length >= seen, 'the log never shrinks');
+        seen = got.length;
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+  })();
+  for (let i = 0; i < 24; i++) {
+    const b = i % 3 === 0 ? big(i) : small(i);
+    expected.push(i % 3 === 0 ? `big${i}` : `small${i}`);
+    appends.push(log.append(b));
+  }
+  const results = await Promise.all(appends);
+  reading = false;
+  await reader;
+  assert.deepEqual(results.map((r) => r.baseOffset), results.map((_, i) => [0, 4, 6][i % 3]! + Math.floor(i / 3) * 8), 'offsets in the order the appends were made');
+  const got = await readAll(log, 0, 1 << 30);
+  assert.deepEqual(got.map((b) => b.firstValue.replace(/-0x*$/, '')), expected);
+  assert.ok(log.segmentInfos().length > 1, 'rolled across segments meanwhile');
 });
 
 test('maxBytes: whole batches only, and the first batch is returned whole even when larger', async (t) => {
