@@ -28,17 +28,7 @@ const envelope = (value: unknown) => ({
     { name: 'ts_ms', type: ['null', 'long'], default: null },
   ],
 });
-const ENVELOPE = {
-  type: 'record',
-  name: 'Envelope',
-  namespace: NS,
-  fields: [
-    { name: 'before', type: ['null', VALUE], default: null },
-    { name: 'after', type: ['null', `${NS}.Value`], default: null },
-    { name: 'op', type: 'string' },
-    { name: 'ts_ms', type: ['null', 'long'], default: null },
-  ],
-};
+const ENVELOPE = envelope(VALUE);
 
 interface Payload {
   before: { id: number; name: string; version: number } | null;

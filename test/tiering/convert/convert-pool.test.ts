@@ -4,7 +4,7 @@
 // beyond the pool's size wait their turn.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConvertPool, type WorkerFile } from '../../../tiering/convert/convert-pool.js';
@@ -65,7 +65,6 @@ test('a conversion pool writes the same files as in-thread conversion, and survi
 
 /** Nice values of this process's threads (Linux: /proc/self/task/<tid>/stat, field 19). */
 async function threadNiceValues(): Promise<number[]> {
-  const { readdir, readFile } = await import('node:fs/promises');
   const out: number[] = [];
   for (const tid of await readdir('/proc/self/task')) {
     const stat = await readFile(`/proc/self/task/${tid}/stat`, 'utf8').catch(() => '');
@@ -76,6 +75,8 @@ async function threadNiceValues(): Promise<number[]> {
   return out;
 }
 
+// Linux only: the nice value is per thread only there, and the test reads it from /proc (elsewhere the
+// pool leaves the workers' priority alone, which needs no test).
 test('conversion workers run at the nice value asked for, the broker\'s thread keeps its own', { skip: process.platform !== 'linux' }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'floe-pool-nice-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
