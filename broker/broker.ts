@@ -194,6 +194,7 @@ export class Broker {
     const restAuth = http.restAuth();
     const codec = defaultSegmentCodec({
       batchCacheBytes: config['remote.log.reader.cache.total.size.bytes'],
+      readers: config['remote.log.reader.threads'],
       workers: config['iceberg.convert.workers.enable'] ? config['remote.log.manager.copier.thread.pool.size'] : 0,
       workersNice: config['iceberg.convert.workers.nice'],
     });

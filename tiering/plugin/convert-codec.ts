@@ -14,11 +14,9 @@ import type { Schema } from '../../iceberg/schema.js';
 import { convertSegment, type ConvertOptions, type SegmentSource } from '../convert/segment-to-parquet.js';
 import { FIELD_IDS, topicTableSchema } from '../convert/schema.js';
 import { resolveLocation } from '../offset-index/location.js';
-import { ByteBudgetCache } from '../offset-index/cache.js';
-import { decodeSegmentIndex, type SegmentIndex } from '../offset-index/format.js';
-import { fetchFromParquet } from '../convert/parquet-to-batches.js';
-import { createBatchCache, type BatchCache } from '../convert/batch-cache.js';
-import { createFooterCache, type FooterCache } from '../convert/footer-cache.js';
+import type { BatchCache } from '../convert/batch-cache.js';
+import { ReadPool } from '../convert/read-pool.js';
+import { SegmentReader, type SegmentRead } from '../convert/segment-reader.js';
 import type { RebuildCompression } from '../convert/batch-assembly.js';
 import type { RemoteFetchResult } from './api.js';
 import type { DataFileMetrics } from '../../iceberg/metrics.js';
@@ -50,6 +48,13 @@ export interface ConvertCodecOptions {
   readonly workers?: number;
   /** Nice value of the workers' threads (see ConvertPoolOptions); default 0. */
   readonly workersNice?: number;
+  /**
+   * Worker threads serving Kafka reads of tiered segments (../convert/read-pool.ts), which also read ahead;
+   * 0 (the default) reads on this thread, without read-ahead. The cache budgets are shared among them.
+   */
+  readonly readers?: number;
+  /** Memory for read-ahead results not yet taken, across the read workers. Default 64 MiB. */
+  readonly readAheadBytes?: number;
 }
 
 /** One converted file, from this thread's converter or a worker's, ready to upload. */
@@ -62,41 +67,54 @@ interface OutputFile {
 
 const MiB = 1024 * 1024;
 export const DEFAULT_BATCH_CACHE_BYTES = 128 * MiB;
+export const DEFAULT_READ_AHEAD_BYTES = 64 * MiB;
 
 export class ConvertCodec implements SegmentCodec {
-  private readonly indexes: ByteBudgetCache<SegmentIndex>;
-  private readonly footers: FooterCache;
-  /** Rebuilt batches; exposed so operators (metrics) and tests can see its hits and bytes. */
-  readonly batches: BatchCache;
+  /** Reads on this thread (no read workers); its caches stay empty when the workers read. */
+  private readonly reader: SegmentReader;
+  private readonly readers: ReadPool | null;
   private readonly pool: ConvertPool | null;
 
   constructor(private readonly options: ConvertCodecOptions = {}) {
-    const indexSizes = new WeakMap<SegmentIndex, number>();
-    this.sizes = indexSizes;
-    this.indexes = new ByteBudgetCache<SegmentIndex>({ maxBytes: options.indexCacheBytes ?? 64 * MiB, sizeOf: (i) => indexSizes.get(i) ?? 4096 });
-    this.footers = createFooterCache(options.footerCacheBytes ?? 64 * MiB);
-    this.batches = createBatchCache(options.batchCacheBytes ?? DEFAULT_BATCH_CACHE_BYTES);
+    const budgets = { indexCacheBytes: options.indexCacheBytes ?? 64 * MiB, footerCacheBytes: options.footerCacheBytes ?? 64 * MiB, batchCacheBytes: options.batchCacheBytes ?? DEFAULT_BATCH_CACHE_BYTES };
+    const readers = options.readers ?? 0;
+    this.reader = new SegmentReader(budgets);
+    // Each worker gets its share of the budgets (a partition's reads all go to one worker).
+    const share = (n: number): number => Math.floor(n / readers);
+    this.readers =
+      readers > 0
+        ? new ReadPool(readers, {
+            indexCacheBytes: share(budgets.indexCacheBytes),
+            footerCacheBytes: share(budgets.footerCacheBytes),
+            batchCacheBytes: share(budgets.batchCacheBytes),
+            readAheadBytes: share(options.readAheadBytes ?? DEFAULT_READ_AHEAD_BYTES),
+          })
+        : null;
     this.pool = (options.workers ?? 0) > 0 ? new ConvertPool(options.workers!, options.workersNice !== undefined ? { nice: options.workersNice } : {}) : null;
   }
 
-  /** Stops the conversion workers. */
-  async close(): Promise<void> {
-    await this.pool?.close();
+  /** Rebuilt batches read on this thread (tests and benchmarks look at its hits and bytes). */
+  get batches(): BatchCache {
+    return this.reader.batches;
   }
 
-  private readonly sizes: WeakMap<SegmentIndex, number>;
+  /** Fetches the read workers served from a read-ahead. */
+  get readAheadHits(): number {
+    return this.readers?.readAheadHits ?? 0;
+  }
+
+  /** Stops the conversion and read workers. */
+  async close(): Promise<void> {
+    await Promise.all([this.pool?.close(), this.readers?.close()]);
+  }
 
   tableSchema(): Schema {
     return topicTableSchema();
   }
 
   cacheStats(): readonly CacheStats[] {
-    const b = this.batches;
-    return [
-      { cache: 'remote_batches', hits: b.hits, misses: b.misses, bytes: b.bytes, maxBytes: b.maxBytes, entries: b.size },
-      { cache: 'parquet_footers', hits: this.footers.hits, misses: this.footers.misses, bytes: this.footers.bytes, maxBytes: this.footers.maxBytes, entries: this.footers.size },
-      { cache: 'offset_indexes', hits: this.indexes.hits, misses: this.indexes.misses, bytes: this.indexes.bytes, maxBytes: this.indexes.maxBytes, entries: this.indexes.size },
-    ];
+    const c = (this.readers ?? this.reader).counters();
+    return (['remote_batches', 'parquet_footers', 'offset_indexes'] as const).map((cache) => ({ cache, ...c[cache] }));
   }
 
   partitionSpec(_schema: Schema): PartitionSpec {
@@ -243,37 +261,24 @@ export class ConvertCodec implements SegmentCodec {
   }
 
   /**
-   * Batches from the segment's first index (data file) holding `fetchOffset` or anything after it. Indexes
-   * and footers come from byte-bounded LRU caches, so a hot partition costs one range read per fetch, and
-   * rebuilt batches from a third, so a range read again is served from memory.
+   * Batches from the segment's first index (data file) holding `fetchOffset` or anything after it, read on
+   * a read worker when there are any (reads of one partition on one worker, which reads ahead), else here.
    */
   async readSegment(input: ReadSegmentInput): Promise<RemoteFetchResult> {
-    for (const location of input.indexFiles) {
-      const index = await this.indexes.get(location, async () => {
-        const bytes = await input.io.get(location);
-        const decoded = decodeSegmentIndex(bytes);
-        this.sizes.set(decoded, bytes.length);
-        return decoded;
-      });
-      if (index.lastOffset < BigInt(input.fetchOffset)) continue;
-      const tableLocation = location.slice(0, location.lastIndexOf('/kafka-index/'));
-      const r = await fetchFromParquet({
-        io: input.io,
-        tableLocation,
-        index,
-        fetchOffset: BigInt(input.fetchOffset),
-        maxBytes: input.maxBytes,
-        footers: this.footers,
-        // The batch cache holds batches rebuilt the codec's way; another compression is rebuilt afresh.
-        ...(this.batches.maxBytes > 0 && input.compression === undefined ? { batches: this.batches } : {}),
-        compression: input.compression ?? this.options.compression ?? 'none',
-      });
-      if (r.records.length === 0) continue;
-      // KIP-74: only the first partition of a response may exceed its limit, by its first batch.
-      if (!input.minOneBatch && r.records.length > input.maxBytes) return { records: Buffer.alloc(0), nextOffset: input.fetchOffset };
-      return { records: r.records, nextOffset: Number(r.nextOffset) };
+    const read: SegmentRead = {
+      indexFiles: input.indexFiles,
+      fetchOffset: input.fetchOffset,
+      maxBytes: input.maxBytes,
+      minOneBatch: input.minOneBatch,
+      compression: input.compression ?? this.options.compression ?? 'none',
+      // The batch cache holds batches rebuilt the codec's way; another compression is rebuilt afresh.
+      cached: input.compression === undefined,
+    };
+    const first = input.indexFiles[0];
+    if (this.readers !== null && first !== undefined) {
+      return this.readers.read(input.io, `${first.slice(0, first.lastIndexOf('/kafka-index/'))}#${input.partition}`, read);
     }
-    return { records: Buffer.alloc(0), nextOffset: input.fetchOffset };
+    return this.reader.read(input.io, read);
   }
 }
 

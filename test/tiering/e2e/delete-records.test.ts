@@ -49,6 +49,8 @@ async function tieredTopic(t: TestContext): Promise<Tiered> {
     '--iceberg.rest.port=0',
     '--iceberg.commit.interval.ms=3600000',
     '--log.retention.check.interval.ms=3600000',
+    // Tiered offsets are read by read workers, from the local warehouse folder themselves.
+    '--remote.log.reader.threads=2',
   ]);
   // Hooks run in the order they are added: the folder goes only once the broker has stopped writing to it.
   t.after(async () => {
