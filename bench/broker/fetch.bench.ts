@@ -8,8 +8,6 @@
 import { mkdir, mkdtemp, open, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeResponse } from '../../protocol/index.js';
-import { nextBatch } from '../../protocol/record-batch/batches.js';
 import { BenchArgs } from '../lib/args.js';
 import { createTopic, logEndOffsets } from '../lib/admin.js';
 import { printProfiles } from '../lib/cpu-profile.js';
@@ -17,7 +15,8 @@ import { LoadClient } from '../lib/load-client.js';
 import { spawnBaseline, spawnFloe, type Build, type ChildServer } from '../lib/processes.js';
 import { formatSize, mbPerSec, median, MiB, pct } from '../lib/stats.js';
 import { formatMarkdownTable, formatTable, progress, type Cell } from '../lib/table.js';
-import { FETCH_VERSION, fetchRequest, produceWorkload } from '../lib/workload.js';
+import { FETCH_VERSION, produceWorkload } from '../lib/workload.js';
+import { fetchAll } from '../lib/fetch-all.js';
 
 const args = new BenchArgs(process.argv.slice(2), 'usage: fetch.bench.ts [--quick] [--build=src|dist] [--profile] [--partitions=4] [--consumers=1,4] [--fill=256m] [--fetch-bytes=4m] [--batch=1m] [--runs=5]');
 const quick = args.flag('quick');
@@ -31,11 +30,6 @@ const runs = args.number('runs', quick ? 3 : 5);
 const profile = args.flag('profile');
 const topic = 'fetch-bench';
 
-interface FetchResponse {
-  errorCode: number;
-  responses: { topic: string; partitions: { partitionIndex: number; errorCode: number; highWatermark: bigint; records: Buffer | null }[] }[];
-}
-
 /** Produces into every partition until each holds about `fillBytes`; returns the log end offsets. */
 async function fill(port: number, admin: LoadClient): Promise<bigint[]> {
   const w = produceWorkload({ topic, partitions, batchBytes, acks: 1 });
@@ -47,49 +41,6 @@ async function fill(port: number, admin: LoadClient): Promise<bigint[]> {
   }
   await client.close();
   return logEndOffsets(admin, topic, partitions);
-}
-
-/**
- * Each consumer fetches its partitions from offset 0 to their end, one request at a time. Returns the
- * record bytes received, the time, and the size of every response frame per consumer (for the replay).
- */
-async function fetchAll(client: LoadClient, ends: readonly bigint[], consumers: number): Promise<{ bytes: number; ns: number; sizes: number[][] }> {
-  let bytes = 0;
-  let correlationId = 1;
-  const sizes: number[][] = [];
-  const t0 = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: consumers }, async (_, c) => {
-      const mine = ends.map((end, p) => ({ partition: p, offset: 0n, end })).filter((x) => x.partition % consumers === c);
-      const frameSizes: number[] = [];
-      sizes[c] = frameSizes;
-      for (;;) {
-        const wanted = mine.filter((x) => x.offset < x.end);
-        if (wanted.length === 0) break;
-        const id = correlationId++;
-        const response = await client.request(fetchRequest(id, topic, wanted, fetchBytes), id, c);
-        frameSizes.push(response.length);
-        const body = decodeResponse(1, FETCH_VERSION, response).body as unknown as FetchResponse;
-        if (body.errorCode !== 0) throw new Error(`Fetch failed with error ${body.errorCode}`);
-        for (const p of body.responses[0]?.partitions ?? []) {
-          if (p.errorCode !== 0) throw new Error(`Fetch ${topic}-${p.partitionIndex} failed with error ${p.errorCode}`);
-          const records = p.records ?? Buffer.alloc(0);
-          const state = mine.find((x) => x.partition === p.partitionIndex);
-          if (state === undefined) throw new Error(`unexpected partition ${p.partitionIndex} in the response`);
-          // Walk the returned batches: offsets must continue where the last fetch ended.
-          let pos = 0;
-          for (let b = nextBatch(records, pos); b !== null; b = nextBatch(records, pos)) {
-            if (b.baseOffset > state.offset) throw new Error(`${topic}-${p.partitionIndex}: gap, expected offset ${state.offset}, got batch at ${b.baseOffset}`);
-            if (b.lastOffset >= state.offset) state.offset = b.lastOffset + 1n;
-            pos = b.end;
-          }
-          if (pos === 0 && state.offset < state.end) throw new Error(`${topic}-${p.partitionIndex}: no complete batch at offset ${state.offset} within ${fetchBytes} bytes`);
-          bytes += pos;
-        }
-      }
-    }),
-  );
-  return { bytes, ns: Number(process.hrtime.bigint() - t0), sizes };
 }
 
 /** The memory server returns frames of the same sizes, one request at a time per consumer. */
@@ -167,7 +118,7 @@ async function main(): Promise<void> {
       clients.push(cFloe, cMemory);
       const samples = { floe: [] as number[], memory: [] as number[], fs: [] as number[] };
       for (let run = 0; run <= runs; run++) {
-        const f = await fetchAll(cFloe, ends, consumers);
+        const f = await fetchAll(cFloe, { topic, ends, consumers, partitionMaxBytes: fetchBytes });
         const responses = f.sizes.reduce((a, s) => a + s.length, 0);
         const replayMbps = () => replay(cMemory, f.sizes);
         const fsMbps = () => readSegments(dataDir);

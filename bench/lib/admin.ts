@@ -66,3 +66,18 @@ export async function deleteTopic(client: LoadClient, topic: string): Promise<vo
   const r = (body as unknown as DeleteTopicsResponse).responses[0];
   if (r === undefined || r.errorCode !== 0) throw new Error(`DeleteTopics ${topic} failed with error ${r?.errorCode}`);
 }
+
+/**
+ * A metric's value summed over its series (those whose labels contain `labels`, e.g. `topic="t"`, when
+ * given), from the admin port's Prometheus text at `url`.
+ */
+export async function metricSum(url: string, name: string, labels?: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!(line.startsWith(`${name}{`) || line.startsWith(`${name} `))) continue;
+    if (labels !== undefined && !line.slice(0, line.lastIndexOf(' ')).includes(labels)) continue;
+    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}

@@ -2,7 +2,7 @@
  * What a broker process cost, read from /proc (Linux): CPU seconds (user + system, every thread) and the
  * peak resident set size. Both brokers are measured the same way, whatever their runtime.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
@@ -12,6 +12,29 @@ export function cpuSeconds(pid: number | 'self'): number {
   // Fields after the command (which may hold spaces) start after the last ')'.
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+}
+
+/**
+ * User plus system CPU seconds one thread of the process used so far (Linux): `tid` = `pid` is the main
+ * thread, which for Node is the one running JavaScript's event loop.
+ */
+export function threadCpuSeconds(pid: number, tid = pid): number {
+  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+}
+
+/** CPU seconds of every thread of the process so far, by thread id, with the thread's name (Linux). */
+export function threadsCpuSeconds(pid: number): Map<number, { readonly name: string; readonly seconds: number }> {
+  const out = new Map<number, { name: string; seconds: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`).map(Number)) {
+    try {
+      out.set(tid, { name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), seconds: threadCpuSeconds(pid, tid) });
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
 }
 
 /**

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { BenchArgs } from '../lib/args.js';
-import { createTopic, logEndOffsets } from '../lib/admin.js';
+import { createTopic, logEndOffsets, metricSum as metric } from '../lib/admin.js';
 import { LoadClient, type OpenLoopResult } from '../lib/load-client.js';
 import { adminUrl, spawnFloe, type Build } from '../lib/processes.js';
 import { median, MiB, perSec, summarizeLatencies, type LatencySummary } from '../lib/stats.js';
@@ -51,14 +51,6 @@ function recordsOf(w: ProduceWorkload, perRequest: Uint32Array): number {
   let n = 0;
   perRequest.forEach((c, i) => (n += c * (w.requests[i]?.records ?? 0)));
   return n;
-}
-
-/** A metric's value summed over its series, from the admin port's Prometheus text. */
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split('\n')) if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  return sum;
 }
 
 interface Phase {

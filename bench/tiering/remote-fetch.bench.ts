@@ -13,6 +13,11 @@
 //           row-group decoder: the native column reader (what 'auto' uses for Floe's files) or the
 //           parquet-wasm fallback (files of other writers); 'no reuse' also turns off the decoded row groups
 //           the footer cache keeps, so every fetch range-reads and decodes all the row groups it touches;
+//   cold, read workers: the cold plugin path with 2 read workers (remote.log.reader.threads=2, the broker's
+//           default), one reading ahead of the walk;
+//   N partitions at once (--partitions, default 4): N walks over the same data at the same time, as N
+//           partitions of a consumer reading history (routed to the workers by partition), for the hot log,
+//           the cold path on this thread and the cold path on the read workers; MB/s of all N together;
 //   cold, read handles off: the cold plugin path over a LocalFileIO that opens, stats and closes the data
 //           file on every range read (readHandles: 0) instead of keeping read handles open.
 // Throughput is MB/s of log bytes (the segment's size over the time to walk all its offsets), so both paths
@@ -40,7 +45,7 @@ function arg(name: string, dflt: string): string {
   return i >= 0 ? (process.argv[i + 1] ?? dflt) : dflt;
 }
 if (process.argv.includes('--help')) {
-  console.log('npx tsx bench/tiering/remote-fetch.bench.ts [--mb 64] [--runs 5] [--codec zstd|none|snappy|lz4] [--probes 20]');
+  console.log('npx tsx bench/tiering/remote-fetch.bench.ts [--mb 64] [--runs 5] [--codec zstd|none|snappy|lz4] [--probes 20] [--partitions 4]');
   process.exit(0);
 }
 const MB = Number(arg('mb', '64'));
@@ -48,6 +53,7 @@ const RUNS = Number(arg('runs', '5'));
 const PROBES = Number(arg('probes', '20'));
 const CODEC = arg('codec', 'zstd') as CompressionType;
 const FETCH = 1 << 20;
+const PARTITIONS = Number(arg('partitions', '4'));
 
 type Reader = (offset: number) => Promise<{ records: Buffer; nextOffset: number }>;
 
@@ -88,6 +94,15 @@ async function main(): Promise<void> {
   const converted = await converter.convertSegment({ io, tableLocation, schema: converter.tableSchema(), specId: 0, partition: 0, baseOffset: 0, lastOffset: closed.lastOffset, segmentPath: closed.path });
   const input = { io, partition: 0, baseOffset: 0, lastOffset: closed.lastOffset, dataFiles: converted.dataFiles.map((f) => f.file_path), indexFiles: converted.indexFiles, maxBytes: FETCH, minOneBatch: true };
   const plugin = (codec: ConvertCodec): Reader => (fetchOffset) => codec.readSegment({ ...input, fetchOffset });
+  // The same segment tiered as partitions 1..N, each its own data file (as N partitions of a topic are).
+  const inputs: (typeof input)[] = [];
+  for (let p = 1; p <= PARTITIONS; p++) {
+    const c = await converter.convertSegment({ io, tableLocation, schema: converter.tableSchema(), specId: 0, partition: p, baseOffset: 0, lastOffset: closed.lastOffset, segmentPath: closed.path });
+    inputs.push({ ...input, partition: p, dataFiles: c.dataFiles.map((f) => f.file_path), indexFiles: c.indexFiles });
+  }
+  const partition = (codec: ConvertCodec, p: number): Reader => (fetchOffset) => codec.readSegment({ ...inputs[p]!, fetchOffset });
+  /** N walks at once, one per partition; MB/s of log bytes over all of them. */
+  const together = async (reader: (p: number) => Reader): Promise<number> => (PARTITIONS * logMB) / (await seconds(() => Promise.all(Array.from({ length: PARTITIONS }, (_, p) => walk(reader(p), end)))));
   const ioNoHandles = new LocalFileIO({ root: join(dir, 'wh'), fsync: false, readHandles: 0 });
   const pluginNoHandles = (codec: ConvertCodec): Reader => (fetchOffset) => codec.readSegment({ ...input, io: ioNoHandles, fetchOffset });
   const hot: Reader = (offset) => log.read(offset, FETCH, { maxOffset: end });
@@ -105,19 +120,27 @@ async function main(): Promise<void> {
   const coldCodec = new ConvertCodec({ batchCacheBytes: 0 });
   const coldCodecNoHandles = new ConvertCodec({ batchCacheBytes: 0 });
   const cachedCodec = new ConvertCodec({ batchCacheBytes: 4 * segment.length + (256 << 20) });
+  const workerCodec = new ConvertCodec({ batchCacheBytes: 0, readers: 2 });
   // Warm-up: JIT, page cache, index and footer caches; the cached codec's pass fills its batch cache.
   const hotBytes = await walk(hot, end);
   const rebuiltBytes = await walk(plugin(coldCodec), end);
   await walk(pluginNoHandles(coldCodecNoHandles), end);
+  const workerBytes = await walk(plugin(workerCodec), end);
+  if (workerBytes !== rebuiltBytes) throw new Error(`read workers disagree: ${workerBytes} bytes, ${rebuiltBytes} on this thread`);
+  await together((p) => partition(workerCodec, p));
   await walk(plugin(cachedCodec), end);
   await walk(plugin(cachedCodec), end); // kept on the second request
   const nativeBytes = await walk(direct('native'), end);
   const wasmBytes = await walk(direct('parquet-wasm'), end);
   if (nativeBytes !== rebuiltBytes || wasmBytes !== rebuiltBytes) throw new Error(`decoders disagree: ${nativeBytes} native, ${wasmBytes} parquet-wasm, ${rebuiltBytes} plugin bytes`);
-  const t = { hot: [] as number[], cold: [] as number[], coldNoHandles: [] as number[], ahead: [] as number[], admit: [] as number[], cached: [] as number[], native: [] as number[], noReuse: [] as number[], wasm: [] as number[] };
+  const t = { hot: [] as number[], cold: [] as number[], workers: [] as number[], hotN: [] as number[], coldN: [] as number[], workersN: [] as number[], coldNoHandles: [] as number[], ahead: [] as number[], admit: [] as number[], cached: [] as number[], native: [] as number[], noReuse: [] as number[], wasm: [] as number[] };
   for (let r = 0; r < RUNS; r++) {
     t.hot.push(logMB / (await seconds(() => walk(hot, end))));
     t.cold.push(logMB / (await seconds(() => walk(plugin(coldCodec), end))));
+    t.workers.push(logMB / (await seconds(() => walk(plugin(workerCodec), end))));
+    t.hotN.push(await together(() => hot));
+    t.coldN.push(await together((p) => partition(coldCodec, p)));
+    t.workersN.push(await together((p) => partition(workerCodec, p)));
     t.coldNoHandles.push(logMB / (await seconds(() => walk(pluginNoHandles(coldCodecNoHandles), end))));
     const fresh = new ConvertCodec({ batchCacheBytes: 4 * segment.length + (256 << 20) });
     // Its index and footer loaded (as the cold codec's are), so the pass measures the batch cache alone.
@@ -137,6 +160,10 @@ async function main(): Promise<void> {
       [
         ['hot log (PartitionLog.read)', h.toFixed(0), t.hot.map((x) => x.toFixed(0)).join(' '), '1.00'],
         ['remote, cold (no batch cache)', median(t.cold).toFixed(0), t.cold.map((x) => x.toFixed(0)).join(' '), (median(t.cold) / h).toFixed(2)],
+        ['remote, cold, read workers (2, reading ahead)', median(t.workers).toFixed(0), t.workers.map((x) => x.toFixed(0)).join(' '), (median(t.workers) / h).toFixed(2)],
+        [`hot log, ${PARTITIONS} partitions at once`, median(t.hotN).toFixed(0), t.hotN.map((x) => x.toFixed(0)).join(' '), (median(t.hotN) / h).toFixed(2)],
+        [`remote, cold, ${PARTITIONS} partitions at once, this thread`, median(t.coldN).toFixed(0), t.coldN.map((x) => x.toFixed(0)).join(' '), (median(t.coldN) / h).toFixed(2)],
+        [`remote, cold, ${PARTITIONS} partitions at once, read workers`, median(t.workersN).toFixed(0), t.workersN.map((x) => x.toFixed(0)).join(' '), (median(t.workersN) / h).toFixed(2)],
         ['remote, cold, read handles off (open per read)', median(t.coldNoHandles).toFixed(0), t.coldNoHandles.map((x) => x.toFixed(0)).join(' '), (median(t.coldNoHandles) / h).toFixed(2)],
         ['remote, first pass, batch cache on (default)', median(t.ahead).toFixed(0), t.ahead.map((x) => x.toFixed(0)).join(' '), (median(t.ahead) / h).toFixed(2)],
         ['remote, second pass, kept in the batch cache', median(t.admit).toFixed(0), t.admit.map((x) => x.toFixed(0)).join(' '), (median(t.admit) / h).toFixed(2)],
@@ -170,7 +197,9 @@ async function main(): Promise<void> {
       ],
     ),
   );
+  console.log(`read workers: ${workerCodec.readAheadHits} fetches served from read-ahead`);
   console.log(`load average after: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  await workerCodec.close();
   await log.close();
   await io.close();
   await ioNoHandles.close();
