@@ -24,6 +24,8 @@ export interface ReadWorkerSetup {
   readonly indexCacheBytes: number;
   readonly footerCacheBytes: number;
   readonly readAheadBytes: number;
+  /** How long a worker keeps its local read handles open without a read (default 5 s; see read-worker.ts). */
+  readonly idleCloseMs?: number;
 }
 
 /** An error crossing the thread boundary, rebuilt as its own class on this side (see `revive`). */

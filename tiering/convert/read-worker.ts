@@ -56,12 +56,32 @@ function storage(ioId: number): FileIO {
   };
 }
 
-/** One FileIO proxy per broker FileIO, so the reader's caches see the same object each time. */
+/** One FileIO per broker FileIO (a proxy, or a LocalFileIO of this worker's own), reused from read to read. */
 const storages = new Map<number, FileIO>();
+
+/**
+ * A LocalFileIO of this worker keeps read handles open, and only the broker's own FileIO sees the deletes
+ * of retention and compaction: a handle on a deleted data file would hold its disk space. So once no read
+ * has come for `idleCloseMs`, the worker closes its LocalFileIOs (handles in use close when their read ends)
+ * and opens fresh ones for the next reads.
+ */
+let idle: NodeJS.Timeout | undefined;
+function closeLocalWhenIdle(): void {
+  clearTimeout(idle);
+  idle = setTimeout(() => {
+    for (const [id, io] of storages) {
+      if (!(io instanceof LocalFileIO)) continue;
+      storages.delete(id);
+      void io.close();
+    }
+  }, setup.idleCloseMs ?? 5000);
+  idle.unref();
+}
 
 async function serve(m: Extract<ToReadWorker, { kind: 'read' }>): Promise<void> {
   let io = storages.get(m.ioId);
   if (io === undefined) storages.set(m.ioId, (io = m.localRoot !== undefined ? new LocalFileIO({ root: m.localRoot, fsync: false }) : storage(m.ioId)));
+  closeLocalWhenIdle();
   try {
     const r = await reader.read(io, m.read);
     const records = transferable(r.records);

@@ -1,5 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { readdir, readlink } from 'node:fs/promises';
 import { FileIOError, type FileIO } from '../../../iceberg/io/file-io.js';
 import { scanBatches } from '../../../protocol/record-batch/batches.js';
 import { ReadPool } from '../../../tiering/convert/read-pool.js';
@@ -34,12 +35,12 @@ function forwarded(io: FileIO): FileIO & { reads: number } {
  * The fixture tiered into several data files, with a reader on this thread and a pool of two workers, which
  * read the local folder themselves or (`viaThisThread`) through this thread's FileIO.
  */
-async function setup(t: { after: (fn: () => Promise<void>) => void }, readAheadBytes = 8 * MiB, viaThisThread = false) {
+async function setup(t: { after: (fn: () => Promise<void>) => void }, readAheadBytes = 8 * MiB, viaThisThread = false, idleCloseMs?: number) {
   const tiered = await tierFixture(t, { partition: 3, targetFileBytes: 48 * 1024 });
   const poolIo = viaThisThread ? forwarded(tiered.io) : tiered.io;
   assert.ok(tiered.files.length >= 3, `the fixture spans several data files (${tiered.files.length})`);
   const indexFiles = tiered.files.map((f) => resolveLocation(tiered.table, f.indexPath));
-  const pool = new ReadPool(2, { ...budgets, readAheadBytes });
+  const pool = new ReadPool(2, { ...budgets, readAheadBytes, ...(idleCloseMs !== undefined ? { idleCloseMs } : {}) });
   t.after(() => pool.close());
   const local = new SegmentReader(budgets);
   const read = (fetchOffset: number, maxBytes: number, minOneBatch = true): SegmentRead => ({ indexFiles, fetchOffset, maxBytes, minOneBatch, compression: 'none', cached: false });
@@ -128,4 +129,32 @@ test('reads after close are refused, and reads in flight fail rather than hang',
   await pool.close();
   await assert.rejects(inFlight);
   await assert.rejects(pool.read(tiered.io, 'kafka/topic#3', read(0, MiB)), /closed/);
+});
+
+/** Open file descriptors of this process (worker threads included) on the fixture's data files. */
+async function openDataFiles(dir: string): Promise<number> {
+  let n = 0;
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    if (target.startsWith(dir) && target.endsWith('.parquet')) n++;
+  }
+  return n;
+}
+
+// Linux only: the open files are counted in /proc/self/fd.
+test('a worker reading a local warehouse lets go of its read handles once reads stop, so deleted data files free their space', { skip: process.platform !== 'linux' && 'counts open files in /proc/self/fd (Linux)' }, async (t) => {
+  const { tiered, read, both } = await setup(t, 0, false, 300);
+  const dir = tiered.io.root;
+  await both(read(Number(tiered.files[0]!.index.baseOffset), 4 * 1024));
+  // The reader on this thread opens the same file through tiered.io: close its handles to count the worker's alone.
+  await tiered.io.close();
+  assert.ok((await openDataFiles(dir)) > 0, 'the worker keeps a read handle while reads go on');
+  let open = -1;
+  for (let waited = 0; waited < 10_000 && open !== 0; waited += 100) {
+    await new Promise((r) => setTimeout(r, 100));
+    open = await openDataFiles(dir);
+  }
+  assert.equal(open, 0, 'no handle on a data file is left open once the worker is idle');
+  // Reads go on afterwards, with fresh handles.
+  await both(read(Number(tiered.files[1]!.index.baseOffset), 4 * 1024));
 });
