@@ -122,6 +122,8 @@ export class ReadPool {
     const localRoot = io instanceof LocalFileIO ? io.rootLocation : undefined;
     return new Promise<SegmentReadResult>((resolve, reject) => {
       this.pending.set(id, { worker, resolve, reject });
+      // An idle worker does not keep the process alive; one with a read to answer does.
+      worker.ref();
       worker.postMessage({ kind: 'read', id, ioId, read, ...(localRoot !== undefined ? { localRoot } : {}) } satisfies ToReadWorker);
     });
   }
@@ -154,6 +156,7 @@ export class ReadPool {
       const p = this.pending.get(m.id);
       if (p === undefined) return;
       this.pending.delete(m.id);
+      if (![...this.pending.values()].some((x) => x.worker === w)) w.unref();
       if (m.kind === 'done') p.resolve({ records: Buffer.from(m.records.buffer, m.records.byteOffset, m.records.byteLength), nextOffset: m.nextOffset });
       else p.reject(revive(m.error));
     });

@@ -118,9 +118,10 @@ export class SegmentReader {
       if (index.lastOffset < BigInt(req.fetchOffset)) continue;
       const r = (await this.takeAhead(location, index, req)) ?? (await this.fetch(io, location, index, req.fetchOffset, req.maxBytes, req));
       if (r.records.length === 0) continue;
-      if (this.options.readAheadBytes) this.readAhead(io, location, index, Number(r.nextOffset), req);
       // KIP-74: only the first partition of a response may exceed its limit, by its first batch.
       if (!req.minOneBatch && r.records.length > req.maxBytes) return { records: Buffer.alloc(0), nextOffset: req.fetchOffset };
+      // The consumer's next fetch starts where this one ends.
+      if (this.options.readAheadBytes) this.readAhead(io, location, index, Number(r.nextOffset), req);
       return { records: r.records, nextOffset: Number(r.nextOffset) };
     }
     return { records: Buffer.alloc(0), nextOffset: req.fetchOffset };
