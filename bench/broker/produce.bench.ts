@@ -3,6 +3,7 @@
 //   sink   - a TCP server that reads and discards the requests (socket ceiling)
 //   ingest - a hand-written server: socket -> frame -> CRC32C -> positional fs append (raw ingest path)
 //   file   - fs writes of the same batches from this process, no socket (disk ceiling)
+// Also the CPU seconds per GB acknowledged of Floe's process and of its main thread, and of the ingest server.
 // Run:   npx tsx bench/broker/produce.bench.ts [--quick] [--build=src|dist] [--profile]
 // Options: --partitions=1,8,64 --batch=16k,1m --acks=1,-1 --connections=4 --window=8 --duration=3000
 //          --runs=5 (medians; one warm-up run is discarded) --value-bytes=512
@@ -17,6 +18,7 @@ import { createTopic, deleteTopic, logEndOffsets } from '../lib/admin.js';
 import { printProfiles } from '../lib/cpu-profile.js';
 import { LoadClient, type ClosedLoopResult } from '../lib/load-client.js';
 import { spawnBaseline, spawnFloe, type Build, type ChildServer } from '../lib/processes.js';
+import { cpuSeconds, threadCpuSeconds } from '../lib/proc-stats.js';
 import { formatSize, mbPerSec, median, MiB, pct, perSec } from '../lib/stats.js';
 import { formatMarkdownTable, formatTable, progress, type Cell } from '../lib/table.js';
 import { PRODUCE_VERSION, produceWorkload, type LoadRequest, type ProduceWorkload } from '../lib/workload.js';
@@ -43,6 +45,10 @@ interface Row {
   sink: number;
   ingest: number;
   file: number;
+  /** CPU seconds per GB acknowledged: Floe's whole process, its main thread, and the ingest baseline's process. */
+  floeCpu: number;
+  floeMainCpu: number;
+  ingestCpu: number;
 }
 
 /** MB/s of record batch bytes answered in one closed-loop run. */
@@ -145,20 +151,33 @@ async function main(): Promise<void> {
           clients.push(cFloe, cSink, cIngest);
           const check = responseChecker();
           let floeRecords = 0;
-          const samples = { floe: [] as number[], records: [] as number[], sink: [] as number[], ingest: [] as number[], file: [] as number[] };
+          const samples = { floe: [] as number[], records: [] as number[], sink: [] as number[], ingest: [] as number[], file: [] as number[], floeCpu: [] as number[], floeMainCpu: [] as number[], ingestCpu: [] as number[] };
+          const floePid = floe.child.pid!;
+          const ingestPid = ingest.child.pid!;
           // Run 0 warms everything up and is discarded; later runs rotate the order so none always goes first.
           for (let run = 0; run <= runs; run++) {
             const ms = run === 0 ? Math.max(300, durationMs / 2) : durationMs;
             const steps: [keyof typeof samples, () => Promise<number>][] = [
               ['floe', async () => {
+                const cpu0 = cpuSeconds(floePid);
+                const main0 = threadCpuSeconds(floePid);
                 const r = await cFloe.closedLoop(w.requests, { window, durationMs: ms, onResponse: check.onResponse });
                 const t = throughput(w, r);
                 floeRecords += t.records;
-                if (run > 0) samples.records.push(perSec(t.records, r.ns));
+                if (run > 0) {
+                  samples.records.push(perSec(t.records, r.ns));
+                  samples.floeCpu.push((cpuSeconds(floePid) - cpu0) / (t.bytes / 1e9));
+                  samples.floeMainCpu.push((threadCpuSeconds(floePid) - main0) / (t.bytes / 1e9));
+                }
                 return t.mbps;
               }],
               ['sink', async () => throughput(w, await cSink.closedLoop(w.requests, { window, durationMs: ms })).mbps],
-              ['ingest', async () => throughput(w, await cIngest.closedLoop(w.requests, { window, durationMs: ms })).mbps],
+              ['ingest', async () => {
+                const cpu0 = cpuSeconds(ingestPid);
+                const t = throughput(w, await cIngest.closedLoop(w.requests, { window, durationMs: ms }));
+                if (run > 0) samples.ingestCpu.push((cpuSeconds(ingestPid) - cpu0) / (t.bytes / 1e9));
+                return t.mbps;
+              }],
               ['file', async () => {
                 const mbps = await fileAppend(fileDir, w, partitions, connections * window, ms);
                 return mbps;
@@ -190,6 +209,9 @@ async function main(): Promise<void> {
             sink: median(samples.sink),
             ingest: median(samples.ingest),
             file: median(samples.file),
+            floeCpu: median(samples.floeCpu),
+            floeMainCpu: median(samples.floeMainCpu),
+            ingestCpu: median(samples.ingestCpu),
           });
         }
       }
@@ -197,7 +219,7 @@ async function main(): Promise<void> {
     await floeAdmin.close();
     await Promise.all(servers.map((s) => s.stop()));
 
-    const headers = ['partitions', 'batch', 'acks', 'Floe MB/s', 'Floe records/s', 'sink MB/s', 'ingest MB/s', 'file MB/s', 'Floe/sink', 'Floe/ingest', 'Floe/file'];
+    const headers = ['partitions', 'batch', 'acks', 'Floe MB/s', 'Floe records/s', 'sink MB/s', 'ingest MB/s', 'file MB/s', 'Floe/sink', 'Floe/ingest', 'Floe/file', 'Floe CPU s/GB', 'main thread', 'ingest CPU s/GB'];
     const table: Cell[][] = rows.map((r) => [
       r.partitions,
       formatSize(r.batchBytes),
@@ -210,6 +232,9 @@ async function main(): Promise<void> {
       pct(r.floe, r.sink),
       pct(r.floe, r.ingest),
       pct(r.floe, r.file),
+      r.floeCpu.toFixed(2),
+      r.floeMainCpu.toFixed(2),
+      r.ingestCpu.toFixed(2),
     ]);
     const setup = `${connections} connections x ${window} requests in flight, ${runs} runs of ${durationMs} ms (medians, after a warm-up run), ${valueBytes}-byte values, broker build: ${build}`;
     console.log(`\nProduce throughput (MB/s of record batches), ${setup}\n`);
