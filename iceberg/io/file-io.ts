@@ -25,6 +25,10 @@ export interface FileIOCapabilities {
   readonly conditionalWrites: boolean;
 }
 
+/**
+ * Object storage. Buffers a read returns belong to the caller: the FileIO keeps no reference to them, so a
+ * caller may change or transfer them (remote read workers take them without a copy).
+ */
 export interface FileIO {
   /** The whole object. Throws FileIOError with code 'NOT_FOUND' if absent. */
   get(location: string): Promise<Buffer>;
