@@ -7,7 +7,8 @@
  * tiered segments (./rebuild-segments.ts, over local copies of their files), then converts it. A worker
  * that dies fails its job (the plugin retries it) and is replaced on the next use.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from './worker-thread.js';
 import type { DataFileMetrics } from '../../iceberg/metrics.js';
 import { TieringConvertError, type TieringConvertErrorCode } from './errors.js';
 import type { ConvertOptions } from './segment-to-parquet.js';
@@ -52,15 +53,6 @@ export type WorkerReply =
   | { readonly kind: 'error'; readonly id: number; readonly name: string; readonly message: string; readonly code: string | undefined };
 
 export type WorkerFile = Extract<WorkerReply, { kind: 'file' }>;
-
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(FROM_SOURCE ? './convert-worker.ts' : './convert-worker.js', import.meta.url);
-
-/** A worker running convert-worker; from the TypeScript sources (tsx) it registers tsx's loader first. */
-function newWorker(setup: WorkerSetup): Worker {
-  if (!FROM_SOURCE) return new Worker(WORKER_URL, { workerData: setup });
-  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`, { eval: true, workerData: setup });
-}
 
 export interface ConvertPoolOptions {
   /**
@@ -111,7 +103,7 @@ export class ConvertPool {
   }
 
   private start(slot: Slot): Worker {
-    const w = newWorker(this.setup);
+    const w = startWorkerThread('convert-worker', this.setup);
     w.unref();
     w.on('message', (r: WorkerReply) => this.jobs.get(r.id)?.replies.push(r));
     const fail = (message: string) => {

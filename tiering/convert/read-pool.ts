@@ -11,7 +11,8 @@
  * decoded row group, its read-ahead and its cached batches are. A worker that dies fails the reads it had
  * and is replaced on the next one.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from './worker-thread.js';
 import { FileIOError, type FileIO, type FileIOErrorCode } from '../../iceberg/io/file-io.js';
 import { LocalFileIO } from '../../iceberg/io/local.js';
 import { ParquetError, type ParquetErrorCode } from '../../iceberg/parquet/errors.js';
@@ -45,15 +46,6 @@ export type FromReadWorker =
   | ({ readonly kind: 'io'; readonly rid: number; readonly ioId: number } & IoOp)
   | { readonly kind: 'done'; readonly id: number; readonly records: Uint8Array; readonly nextOffset: number; readonly counters: ReaderCacheCounters; readonly readAheadHits: number }
   | { readonly kind: 'error'; readonly id: number; readonly error: SentError; readonly counters: ReaderCacheCounters; readonly readAheadHits: number };
-
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(FROM_SOURCE ? './read-worker.ts' : './read-worker.js', import.meta.url);
-
-/** A worker running read-worker; from the TypeScript sources (tsx) it registers tsx's loader first. */
-function newWorker(setup: ReadWorkerSetup): Worker {
-  if (!FROM_SOURCE) return new Worker(WORKER_URL, { workerData: setup });
-  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`, { eval: true, workerData: setup });
-}
 
 /** The error as sent across threads. */
 export function sendError(err: unknown): SentError {
@@ -144,7 +136,7 @@ export class ReadPool {
   }
 
   private start(slot: Slot): Worker {
-    const w = newWorker(this.setup);
+    const w = startWorkerThread('read-worker', this.setup);
     w.unref();
     w.on('message', (m: FromReadWorker) => {
       if (m.kind === 'io') {

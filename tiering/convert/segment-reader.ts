@@ -81,9 +81,8 @@ export class SegmentReader {
   /** Read-aheads by `${index location}@${offset}`, oldest first. */
   private readonly ahead = new Map<string, Ahead>();
   private aheadBytes = 0;
-  /** Fetches served from a read-ahead, and read-aheads dropped untaken (tests and benchmarks read them). */
+  /** Fetches served from a read-ahead (tests and benchmarks read it). */
   readAheadHits = 0;
-  readAheadDropped = 0;
 
   constructor(private readonly options: SegmentReaderOptions) {
     this.indexes = new ByteBudgetCache<SegmentIndex>({ maxBytes: options.indexCacheBytes ?? 64 * MiB, sizeOf: (i) => this.sizes.get(i) ?? 4096 });
@@ -172,7 +171,6 @@ export class SegmentReader {
       if (this.aheadBytes <= (this.options.readAheadBytes ?? 0)) break;
       this.ahead.delete(key);
       this.aheadBytes -= e.bytes;
-      this.readAheadDropped++;
     }
   }
 
