@@ -23,6 +23,7 @@
  * - Recovery from the warehouse alone: a partition whose local log is empty but whose table holds offsets up
  *   to C (the local disk was lost) starts its local log at C + 1; earlier offsets are served from the table.
  */
+import { join } from 'node:path';
 import type { BacklogReport, PartitionCompaction, TableExpiry, TableSnapshotInfo, TableStats, TieringObserver, TieringPlugin, TopicBacklog, TopicTieringConfig, TypedKeySettings, TypedValueSettings } from '../../tiering/plugin/api.js';
 import { openIcebergTiering, type IcebergTieringSettings, type OpenedIcebergTiering } from '../../tiering/plugin/open-iceberg-tiering.js';
 import type { CacheStats, SegmentCodec } from '../../tiering/plugin/segment-codec.js';
@@ -34,6 +35,9 @@ import type { PartitionTxns } from '../producers/partition-txns.js';
 import type { TopicRecord } from '../metadata/metadata-store.js';
 import { compacts, deletesByRetention, effectiveConfigs, numericConfig } from '../topics/topic-configs.js';
 import { TablesBehind, type Behind } from './tables-behind.js';
+
+/** Compaction's scratch folder in the log dir (rebuilt segments before conversion). */
+export const COMPACTION_SCRATCH_DIR = '.compaction-tmp';
 
 /** What Fetch and ListOffsets need from tiered storage. */
 export interface RemoteLogReader {
@@ -205,7 +209,9 @@ export class BrokerTiering implements RemoteLogReader {
       },
       rest: { port: config['iceberg.rest.port'], host: config['iceberg.rest.host'], token: config['iceberg.rest.token'], ...options.restSecurity },
       maxConcurrentCopies: config['remote.log.manager.copier.thread.pool.size'],
-      compaction: { bytesPerSecond: config['iceberg.compaction.max.bytes.per.second'] },
+      // Under the log dir, not the OS's temporary folder: emptied at each start, so a crash mid-compaction
+      // leaves nothing behind for good (a name no partition folder can have: those end in -<partition>).
+      compaction: { bytesPerSecond: config['iceberg.compaction.max.bytes.per.second'], tmpDir: join(config['log.dirs'], COMPACTION_SCRATCH_DIR) },
       onInfo: (message, context) => tlog.info(message, context),
       onWarn: (message, context) => tlog.warn(message, context),
       codec: options.codec,

@@ -97,7 +97,10 @@ export interface IcebergTieringOptions {
 export interface PluginCompactionOptions {
   /** Bytes compaction reads per second at most, across the broker (`iceberg.compaction.max.bytes.per.second`). Default 32 MiB/s. */
   readonly bytesPerSecond?: number;
-  /** Where rebuilt segments are written before conversion; default the OS temporary directory. */
+  /**
+   * Where rebuilt segments are written before conversion; default the OS temporary directory. A broker
+   * passes a folder of its own, which openIcebergTiering empties (a crash mid-compaction leaves its files).
+   */
   readonly tmpDir?: string;
   /** Log bytes of one merged segment at most (default 256 MiB; see compaction-plan.ts). */
   readonly maxGroupLogBytes?: number;

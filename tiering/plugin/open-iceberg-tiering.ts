@@ -5,7 +5,7 @@
  * over that catalog (in front of the external one, when there is one). The broker hands in configuration
  * and gets back the plugin and one `close()`; it never sees a catalog or a FileIO.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Catalog, TableIdentifier } from '../../iceberg/catalog/catalog.js';
@@ -51,7 +51,7 @@ export interface IcebergTieringSettings {
   readonly codec: SegmentCodec;
   /** A tiering step failed and will be retried. */
   readonly onError: (err: unknown, context: Record<string, unknown>) => void;
-  /** Background compaction (rate limit); see iceberg-tiering.ts. */
+  /** Background compaction (rate limit, scratch folder: emptied here when given); see iceberg-tiering.ts. */
   readonly compaction?: PluginCompactionOptions;
   /** Informational lines (compactions). */
   readonly onInfo?: (message: string, context: Record<string, unknown>) => void;
@@ -174,6 +174,12 @@ export function readerTableConfig(s3: IcebergTieringSettings['s3']): Record<stri
 export async function openIcebergTiering(settings: IcebergTieringSettings): Promise<OpenedIcebergTiering> {
   const warehouse = warehouseLocation(settings.warehouse);
   if (warehouse.startsWith('file:')) await mkdir(new URL(warehouse), { recursive: true });
+  // The scratch folder is this broker's alone: what a crash left in it is garbage.
+  const scratch = settings.compaction?.tmpDir;
+  if (scratch !== undefined) {
+    await rm(scratch, { recursive: true, force: true });
+    await mkdir(scratch, { recursive: true });
+  }
   const { endpoint, region, accessKeyId, secretAccessKey, pathStyleAccess } = settings.s3;
   const io = createFileIO(warehouse, {
     s3: {

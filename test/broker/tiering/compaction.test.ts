@@ -1,12 +1,14 @@
 // Background compaction with the broker as users run it (dist/broker/main.js): a consumer reading the tiered
 // history from offset 0 in a loop while compaction commits never sees an error, a gap, a duplicate or a
 // changed byte; and kill -9 around compaction commits, six times on one log and warehouse, loses and
-// duplicates nothing on Kafka reads and table reads (test/helpers/crash-harness.ts checks both).
+// duplicates nothing on Kafka reads and table reads (test/helpers/crash-harness.ts checks both); and a
+// rewrite's scratch files live in the log dir, which a start empties.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
+import { COMPACTION_SCRATCH_DIR } from '../../../broker/tiering/broker-tiering.js';
 import { spawnBroker, tempDir } from '../../helpers/broker.js';
 import { crashCycle, restartAndVerify, stop, TOPIC as CRASH_TOPIC, type Acked, type CrashSetup } from '../../helpers/crash-harness.js';
 import { liveDataFiles, loadTable, tableRows, waitFor } from '../../helpers/tiered-table.js';
@@ -122,4 +124,44 @@ test('six kills around compaction commits on the same log and warehouse: nothing
   assert.ok(acked.length > 0);
   const { ends, rows } = await restartAndVerify(setup, logDir, acked, cleanups);
   t.diagnostic(`${points.length} kills (${points.join(', ')}): ${acked.length} acknowledged records; log ends ${JSON.stringify([...ends])}, ${rows.length} table rows`);
+});
+
+test("compaction's scratch files go under the log dir, and a start removes what a crash left there", { timeout: 120_000 }, async (t) => {
+  const root = await tempDir('floe-compaction-scratch-');
+  const cleanups: (() => Promise<unknown>)[] = [];
+  t.after(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    await rm(root, { recursive: true, force: true });
+  });
+  const logDir = join(root, 'log');
+  const scratch = join(logDir, COMPACTION_SCRATCH_DIR);
+  // What a kill -9 in the middle of a rewrite leaves: a rebuilt segment and local copies of a table's files.
+  await mkdir(join(scratch, 'floe-compact-left', 'table', 'data'), { recursive: true });
+  await writeFile(join(scratch, 'floe-compact-left', '0-0.log'), Buffer.alloc(4096, 7));
+  await writeFile(join(scratch, 'floe-compact-left', 'table', 'data', 'x.parquet'), Buffer.alloc(1024, 7));
+  // The OS temporary folder does not exist for this broker: a rewrite there would fail, and no compaction commit.
+  const env = { ...process.env, TMPDIR: join(root, 'no-such-folder') };
+  const b = await spawnBroker(logDir, ['--remote.log.storage.system.enable=true', `--iceberg.warehouse=${join(root, 'warehouse')}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1', '--log.retention.check.interval.ms=200'], 0, { env });
+  cleanups.push(() => stop(b));
+  assert.deepEqual(await readdir(scratch), [], 'the scratch folder is emptied at start');
+
+  const kafka = new Kafka({ brokers: [b.bootstrap], clientId: 'compaction-scratch-test', logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  cleanups.push(() => admin.disconnect());
+  await admin.createTopics({
+    topics: [{ topic: TOPIC, numPartitions: 1, configEntries: [
+      { name: 'internal.segment.bytes', value: '4096' },
+      { name: 'iceberg.commit.interval.ms', value: '200' },
+      { name: 'iceberg.compaction.min.input.files', value: '4' },
+      { name: 'iceberg.compaction.target.file.size.bytes', value: String(1 << 20) },
+    ] }],
+  });
+  const producer = kafka.producer();
+  await producer.connect();
+  cleanups.push(() => producer.disconnect());
+  for (let i = 0; i < 60; i++) await producer.send({ topic: TOPIC, messages: [{ key: `k${i}`, value: 'v'.repeat(1000) }] });
+  await waitFor('a compaction commit', async () => (operations(await loadTable(b.restUrl as string, TOPIC)).includes('replace') ? true : undefined));
+  const topics = (await admin.listTopics()).sort();
+  assert.deepEqual(topics, [TOPIC], 'the scratch folder is no partition');
 });
