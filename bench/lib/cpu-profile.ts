@@ -14,8 +14,11 @@ interface CallFrame {
 interface ProfileNode {
   readonly id: number;
   readonly callFrame: CallFrame;
+  readonly children?: readonly number[];
 }
 interface CpuProfile {
+  /** CLOCK_MONOTONIC, in microseconds: the clock of `process.hrtime`. */
+  readonly startTime: number;
   readonly nodes: readonly ProfileNode[];
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];
@@ -47,14 +50,19 @@ function describe(cf: CallFrame): string {
 /**
  * Self time per function of the profile at `path`, heaviest first, the first `top` of them, as shares of
  * the busy time (a benchmark's broker idles while the baselines run, so shares of the total say little).
+ * With `window` ([from, to) in microseconds of CLOCK_MONOTONIC, `process.hrtime`'s clock), only the samples
+ * taken in it.
  */
-export async function topSelfTime(path: string, top = 15): Promise<ProfileSummary> {
+export async function topSelfTime(path: string, top = 15, window?: readonly [number, number]): Promise<ProfileSummary> {
   const profile = JSON.parse(await readFile(path, 'utf8')) as CpuProfile;
   const byId = new Map<number, CallFrame>(profile.nodes.map((n) => [n.id, n.callFrame]));
   const selfUs = new Map<string, number>();
   let total = 0;
+  let t = profile.startTime;
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i] ?? 0;
+    t += dt;
+    if (window !== undefined && (t < window[0] || t >= window[1])) return;
     total += dt;
     const cf = byId.get(id);
     const key = cf === undefined ? '(unknown)' : describe(cf);
@@ -84,4 +92,79 @@ export async function printProfiles(dir: string, top = 25): Promise<void> {
   }
   console.log(`\nFloe broker CPU profile: ${(busiest.busyMs / 1000).toFixed(1)} s busy of ${(busiest.totalMs / 1000).toFixed(1)} s sampled (it idles while baselines run); top self time, as % of busy time:\n`);
   console.log(formatTable(['self %', 'self ms', 'function'], busiest.frames.map((x) => [x.selfPct, Math.round(x.selfMs), x.frame])));
+}
+
+/** A stretch of consecutive busy samples: the thread did not return to its event loop for `ms`. */
+export interface BusyStretch {
+  /** Start, in microseconds of CLOCK_MONOTONIC (`process.hrtime.bigint() / 1000n`). */
+  readonly startUs: number;
+  readonly ms: number;
+  /** The longest gap between two samples in it: the sampler could not run the thread (another took its core). */
+  readonly longestGapMs: number;
+  /** The heaviest self-time frames in it, with their ms. */
+  readonly frames: readonly (readonly [string, number])[];
+  /** The heaviest frames of this repository's code on the stacks, by inclusive time (what the thread was doing). */
+  readonly ours: readonly (readonly [string, number])[];
+}
+
+/**
+ * The `n` longest busy stretches of the profile at `path` that start inside [fromUs, toUs): each is time the
+ * thread spent away from its event loop, so every request that arrived during it waited at least that long.
+ */
+export async function longestBusyStretches(path: string, fromUs: number, toUs: number, n = 5): Promise<BusyStretch[]> {
+  const profile = JSON.parse(await readFile(path, 'utf8')) as CpuProfile;
+  const byId = new Map<number, ProfileNode>(profile.nodes.map((x) => [x.id, x]));
+  const parent = new Map<number, number>();
+  for (const x of profile.nodes) for (const c of x.children ?? []) parent.set(c, x.id);
+  const ourFrame = /\/(broker|tiering|iceberg|protocol)\//;
+  const stretches: BusyStretch[] = [];
+  let t = profile.startTime;
+  let start = -1;
+  let samples: [number, number][] = [];
+  const close = (end: number): void => {
+    if (start >= fromUs && start < toUs && samples.length > 0) {
+      const self = new Map<string, number>();
+      const ours = new Map<string, number>();
+      let gap = 0;
+      for (const [id, dt] of samples) {
+        gap = Math.max(gap, dt);
+        const node = byId.get(id);
+        const key = node === undefined ? '(unknown)' : describe(node.callFrame);
+        self.set(key, (self.get(key) ?? 0) + dt);
+        const seen = new Set<string>();
+        for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+          const cf = byId.get(cur)?.callFrame;
+          if (cf === undefined || !ourFrame.test(cf.url)) continue;
+          const k = describe(cf);
+          if (seen.has(k)) continue;
+          seen.add(k);
+          ours.set(k, (ours.get(k) ?? 0) + dt);
+        }
+      }
+      const top = (m: Map<string, number>, k: number): [string, number][] => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, k).map(([f, us]) => [f, us / 1000]);
+      stretches.push({ startUs: start, ms: (end - start) / 1000, longestGapMs: gap / 1000, frames: top(self, 4), ours: top(ours, 6) });
+    }
+    start = -1;
+    samples = [];
+  };
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    t += dt;
+    const idle = byId.get(id)?.callFrame.functionName === '(idle)';
+    if (idle) {
+      if (start >= 0) close(t - dt);
+      return;
+    }
+    if (start < 0) start = t - dt;
+    samples.push([id, dt]);
+  });
+  if (start >= 0) close(t);
+  return stretches.sort((a, b) => b.ms - a.ms).slice(0, n);
+}
+
+/** The busiest `.cpuprofile` in `dir` (the broker's main thread). */
+export async function busiestProfile(dir: string): Promise<string | undefined> {
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.cpuprofile')).map((n) => join(dir, n));
+  const summaries = await Promise.all(names.map(async (p) => [p, (await topSelfTime(p, 1)).busyMs] as const));
+  return summaries.sort((a, b) => b[1] - a[1])[0]?.[0];
 }

@@ -30,7 +30,7 @@ import { median, MiB, perSec, summarizeLatencies, type LatencySummary } from '..
 import { execFileSync } from 'node:child_process';
 import { watchDirtyPages } from '../lib/proc-stats.js';
 import { formatMarkdownTable, formatTable, progress, type Cell } from '../lib/table.js';
-import { printProfiles } from '../lib/cpu-profile.js';
+import { busiestProfile, longestBusyStretches, printProfiles, topSelfTime } from '../lib/cpu-profile.js';
 import { produceWorkload, type ProduceWorkload } from '../lib/workload.js';
 
 const args = new BenchArgs(process.argv.slice(2), 'usage: busy-latency.bench.ts [--quick] [--build=src|dist] [--backlog-mb=384] [--segment-mb=8] [--rate-share=0.5] [--duration=ms] [--partitions=8] [--batch=16k] [--modes=workers,thread] [--compaction=true|false] [--floe-flags="..."] [--profile]');
@@ -47,6 +47,8 @@ const profile = args.flag('profile');
 const compaction = args.string('compaction', 'true');
 const floeFlags = args.string('floe-flags', '').split(' ').filter((f) => f !== '');
 
+const nowUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
 function recordsOf(w: ProduceWorkload, perRequest: Uint32Array): number {
   let n = 0;
   perRequest.forEach((c, i) => (n += c * (w.requests[i]?.records ?? 0)));
@@ -57,6 +59,8 @@ interface Phase {
   latency: LatencySummary;
   /** Peak dirty pages during the phase, as a share of the background writeback threshold. */
   dirtyPeak: number;
+  /** Start and end, in microseconds of CLOCK_MONOTONIC (the clock of the broker's CPU profile). */
+  window: [number, number];
 }
 
 interface Row {
@@ -80,6 +84,7 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
     flags: [`--iceberg.warehouse=${join(work, mode, 'warehouse')}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1', '--schema.registry.port=-1', `--iceberg.convert.workers.enable=${mode === 'workers'}`, '--auto.create.topics.enable=false', ...floeFlags],
   });
   const clients: LoadClient[] = [];
+  const phases: [string, Phase][] = [];
   try {
     const admin = await LoadClient.connect(floe.port, 1);
     clients.push(admin);
@@ -120,11 +125,13 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
     // Each phase starts with the page cache written back, and says how close it came to the next writeback.
     const phase = async (): Promise<Phase> => {
       const dirty = watchDirtyPages();
+      const from = nowUs();
       const latency = summarizeLatencies((await open(durationMs)).fromScheduleMs);
-      return { latency, dirtyPeak: dirty.stop() };
+      return { latency, dirtyPeak: dirty.stop(), window: [from, nowUs()] };
     };
     execFileSync('sync');
     const idle = await phase();
+    phases.push(['idle', idle]);
     progress(`${mode}: tiering idle, ${rate.toFixed(0)} requests/s: p99 ${idle.latency.p99.toFixed(2)} ms, dirty pages peaked at ${idle.dirtyPeak.toFixed(2)} of the writeback threshold`);
 
     execFileSync('sync');
@@ -137,6 +144,7 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
     // Let the first conversions start before timing.
     for (let waited = 0; waited < 10_000 && (await metric(metrics, 'floe_tiering_copied_segments_total')) === before; waited += 100) await new Promise((r) => setTimeout(r, 100));
     const busy = await phase();
+    phases.push(['busy', busy]);
     const during = (await metric(metrics, 'floe_tiering_copied_segments_total')) - before;
     progress(`${mode}: tiering busy (${during} segments converted during the phase): p99 ${busy.latency.p99.toFixed(2)} ms, dirty pages peaked at ${busy.dirtyPeak.toFixed(2)} of the writeback threshold`);
     const segmentsBacklog = Math.floor(backlogBytes / (segmentMb * MiB));
@@ -146,6 +154,7 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
     execFileSync('sync');
     const filesBefore = await metric(metrics, 'floe_table_data_files');
     const after = await phase();
+    phases.push(['after', after]);
     const filesMerged = filesBefore - (await metric(metrics, 'floe_table_data_files'));
     progress(`${mode}: after (${filesMerged} data files fewer by compaction during the phase): p99 ${after.latency.p99.toFixed(2)} ms, dirty pages peaked at ${after.dirtyPeak.toFixed(2)} of the writeback threshold`);
 
@@ -160,6 +169,26 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
     if (profileDir !== undefined) {
       progress(`${mode}: the broker's busiest thread over the whole run (idle and busy phases, backlog fill included):`);
       await printProfiles(profileDir).catch((err: unknown) => progress(`no profile: ${String(err)}`));
+      await printStretches(profileDir, phases).catch((err: unknown) => progress(`no profile: ${String(err)}`));
+    }
+  }
+}
+
+/**
+ * For each phase, the broker's thread's longest stretches away from its event loop: every request that arrived
+ * during one waited at least that long, so these are where the phase's tail latency comes from.
+ */
+async function printStretches(dir: string, phases: readonly [string, Phase][]): Promise<void> {
+  const path = await busiestProfile(dir);
+  if (path === undefined) return;
+  for (const [name, p] of phases) {
+    const self = await topSelfTime(path, 6, p.window);
+    console.log(`\n${name} phase: the broker's thread was busy ${((self.busyMs / self.totalMs) * 100).toFixed(0)} % of ${(self.totalMs / 1000).toFixed(1)} s; top self time: ${self.frames.map((f) => `${f.frame} ${f.selfMs.toFixed(0)} ms`).join(', ')}`);
+    const stretches = await longestBusyStretches(path, p.window[0], p.window[1], 5);
+    console.log(`\n${name} phase: the broker's thread's longest stretches away from its event loop (the longest gap between samples says it waited for a core):`);
+    for (const s of stretches) {
+      console.log(`  ${s.ms.toFixed(1)} ms at +${((s.startUs - p.window[0]) / 1000).toFixed(0)} ms (longest gap ${s.longestGapMs.toFixed(1)} ms); self: ${s.frames.map(([f, ms]) => `${f} ${ms.toFixed(1)}`).join(', ')}`);
+      console.log(`      in: ${s.ours.map(([f, ms]) => `${f} ${ms.toFixed(1)}`).join(', ')}`);
     }
   }
 }
