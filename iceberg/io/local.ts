@@ -65,7 +65,8 @@ export class LocalFileIO implements FileIO {
   readonly root: string;
   readonly rootLocation: string;
   private readonly locks: ObjectLocks;
-  private readonly fsyncEnabled: boolean;
+  /** Whether data and folders are fsynced (LocalFileIOOptions.fsync). */
+  readonly fsync: boolean;
   private rootReady: Promise<void> | undefined;
   private readonly maxReadHandles: number;
   /** Open read handles by absolute path, least recently used first (Map insertion order). */
@@ -82,7 +83,7 @@ export class LocalFileIO implements FileIO {
     this.rootLocation = `file://${this.root}`;
     const staleLockMs = options.staleLockMs ?? 30_000;
     this.locks = new ObjectLocks(staleLockMs, options.lockWaitMs ?? staleLockMs + 10_000);
-    this.fsyncEnabled = options.fsync ?? true;
+    this.fsync = options.fsync ?? true;
     this.maxReadHandles = Math.max(0, Math.floor(options.readHandles ?? 16));
   }
 
@@ -318,7 +319,7 @@ export class LocalFileIO implements FileIO {
     let published = false;
     try {
       await fh.writeFile(data);
-      if (this.fsyncEnabled) await fh.datasync();
+      if (this.fsync) await fh.datasync();
       if (mode.kind === 'ifAbsent') {
         const st = await this.stamp(fh, undefined);
         try {
@@ -379,7 +380,7 @@ export class LocalFileIO implements FileIO {
       await fh.utimes(seconds, seconds);
       const st = await fh.stat({ bigint: true });
       if (previous === undefined || st.mtimeNs > previous.mtimeNs) {
-        if (this.fsyncEnabled) await fh.sync();
+        if (this.fsync) await fh.sync();
         return st;
       }
     }
@@ -397,7 +398,7 @@ export class LocalFileIO implements FileIO {
       }
       throw ioError(err, `create the folder of "${location}"`);
     }
-    if (first !== undefined && this.fsyncEnabled) {
+    if (first !== undefined && this.fsync) {
       // Make each new folder's entry durable in its parent (the last one is fsynced after the publish).
       const created: string[] = [];
       for (let d = dir; d.length >= first.length; d = dirname(d)) created.unshift(d);
@@ -407,7 +408,7 @@ export class LocalFileIO implements FileIO {
   }
 
   private async fsyncDir(dir: string): Promise<void> {
-    if (!this.fsyncEnabled) return;
+    if (!this.fsync) return;
     const fh = await open(dir, 'r');
     try {
       await fh.sync();
