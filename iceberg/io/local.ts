@@ -65,8 +65,7 @@ export class LocalFileIO implements FileIO {
   readonly root: string;
   readonly rootLocation: string;
   private readonly locks: ObjectLocks;
-  /** Whether data and folders are fsynced (LocalFileIOOptions.fsync). */
-  readonly fsync: boolean;
+  private readonly fsyncEnabled: boolean;
   private rootReady: Promise<void> | undefined;
   private readonly maxReadHandles: number;
   /** Open read handles by absolute path, least recently used first (Map insertion order). */
@@ -83,7 +82,7 @@ export class LocalFileIO implements FileIO {
     this.rootLocation = `file://${this.root}`;
     const staleLockMs = options.staleLockMs ?? 30_000;
     this.locks = new ObjectLocks(staleLockMs, options.lockWaitMs ?? staleLockMs + 10_000);
-    this.fsync = options.fsync ?? true;
+    this.fsyncEnabled = options.fsync ?? true;
     this.maxReadHandles = Math.max(0, Math.floor(options.readHandles ?? 16));
   }
 
@@ -319,7 +318,7 @@ export class LocalFileIO implements FileIO {
     let published = false;
     try {
       await fh.writeFile(data);
-      if (this.fsync) await fh.datasync();
+      if (this.fsyncEnabled) await fh.datasync();
       if (mode.kind === 'ifAbsent') {
         const st = await this.stamp(fh, undefined);
         try {
@@ -380,7 +379,7 @@ export class LocalFileIO implements FileIO {
       await fh.utimes(seconds, seconds);
       const st = await fh.stat({ bigint: true });
       if (previous === undefined || st.mtimeNs > previous.mtimeNs) {
-        if (this.fsync) await fh.sync();
+        if (this.fsyncEnabled) await fh.sync();
         return st;
       }
     }
@@ -398,7 +397,7 @@ export class LocalFileIO implements FileIO {
       }
       throw ioError(err, `create the folder of "${location}"`);
     }
-    if (first !== undefined && this.fsync) {
+    if (first !== undefined && this.fsyncEnabled) {
       // Make each new folder's entry durable in its parent (the last one is fsynced after the publish).
       const created: string[] = [];
       for (let d = dir; d.length >= first.length; d = dirname(d)) created.unshift(d);
@@ -408,7 +407,7 @@ export class LocalFileIO implements FileIO {
   }
 
   private async fsyncDir(dir: string): Promise<void> {
-    if (!this.fsync) return;
+    if (!this.fsyncEnabled) return;
     const fh = await open(dir, 'r');
     try {
       await fh.sync();

@@ -2,10 +2,7 @@
  * Worker threads that convert closed segments to Parquet (./convert-worker.ts), so conversion never holds
  * the thread that serves produce and fetch, and a broker with more cores converts on them. `convert` hands
  * a segment file to an idle worker (queueing when all are busy) and yields its data files one at a time,
- * as `convertSegment` does in-thread; the worker writes the next file only once the caller pulls it. For a
- * local warehouse the worker also stores each file (a WorkerStore), so a data file's bytes never reach the
- * broker's thread: handing them over and writing them there cost that thread a copy's worth of external
- * memory per file, and the garbage collections that follow.
+ * as `convertSegment` does in-thread; the worker writes the next file only once the caller pulls it.
  * `rebuild` does the same for table compaction: the worker first rebuilds the merged segment file from
  * tiered segments (./rebuild-segments.ts, over local copies of their files), then converts it. A worker
  * that dies fails its job (the plugin retries it) and is replaced on the next use.
@@ -38,20 +35,9 @@ export interface WorkerRebuild {
   readonly where: string;
 }
 
-/**
- * A local warehouse the worker writes a conversion's files to itself (through a LocalFileIO of its own on the
- * same root), so their bytes never cross to the broker's thread: `tableLocation` resolves the files' paths.
- */
-export interface WorkerStore {
-  readonly localRoot: string;
-  readonly tableLocation: string;
-  /** The broker's LocalFileIO's fsync setting, kept. */
-  readonly fsync: boolean;
-}
-
 export type WorkerRequest =
-  | { readonly kind: 'convert'; readonly id: number; readonly segmentPath: string; readonly options: WorkerConvertOptions; readonly store?: WorkerStore }
-  | { readonly kind: 'rebuild'; readonly id: number; readonly rebuild: WorkerRebuild; readonly options: WorkerConvertOptions; readonly store?: WorkerStore }
+  | { readonly kind: 'convert'; readonly id: number; readonly segmentPath: string; readonly options: WorkerConvertOptions }
+  | { readonly kind: 'rebuild'; readonly id: number; readonly rebuild: WorkerRebuild; readonly options: WorkerConvertOptions }
   | { readonly kind: 'next' };
 
 export type WorkerReply =
@@ -59,11 +45,9 @@ export type WorkerReply =
       readonly kind: 'file';
       readonly id: number;
       readonly dataPath: string | null;
-      /** `bytes` is null when the worker wrote the data file itself (a WorkerStore). */
-      readonly parquet: { readonly bytes: Uint8Array | null; readonly metrics: DataFileMetrics; readonly splitOffsets: bigint[] } | null;
+      readonly parquet: { readonly bytes: Uint8Array; readonly metrics: DataFileMetrics; readonly splitOffsets: bigint[] } | null;
       readonly indexPath: string;
-      /** Null when the worker wrote the index file itself (a WorkerStore). */
-      readonly indexBytes: Uint8Array | null;
+      readonly indexBytes: Uint8Array;
     }
   | { readonly kind: 'done'; readonly id: number }
   | { readonly kind: 'error'; readonly id: number; readonly name: string; readonly message: string; readonly code: string | undefined };
@@ -147,20 +131,17 @@ export class ConvertPool {
     else slot.busy = false;
   }
 
-  /**
-   * Converts the segment file on a worker; yields its files in offset order, each already written to `store`
-   * when one is given.
-   */
-  convert(segmentPath: string, options: WorkerConvertOptions, store?: WorkerStore): AsyncGenerator<WorkerFile, void, void> {
-    return this.run((id) => ({ kind: 'convert', id, segmentPath, options, ...(store !== undefined ? { store } : {}) }));
+  /** Converts the segment file on a worker; yields its files in offset order. */
+  convert(segmentPath: string, options: WorkerConvertOptions): AsyncGenerator<WorkerFile, void, void> {
+    return this.run((id) => ({ kind: 'convert', id, segmentPath, options }));
   }
 
   /**
    * Rebuilds tiered segments into one segment file on a worker and converts it (its size, plus one, is the
-   * target file size, so it becomes one data file); yields its files in offset order, as convert does.
+   * target file size, so it becomes one data file); yields its files in offset order.
    */
-  rebuild(rebuild: WorkerRebuild, options: WorkerConvertOptions, store?: WorkerStore): AsyncGenerator<WorkerFile, void, void> {
-    return this.run((id) => ({ kind: 'rebuild', id, rebuild, options, ...(store !== undefined ? { store } : {}) }));
+  rebuild(rebuild: WorkerRebuild, options: WorkerConvertOptions): AsyncGenerator<WorkerFile, void, void> {
+    return this.run((id) => ({ kind: 'rebuild', id, rebuild, options }));
   }
 
   private async *run(request: (id: number) => Exclude<WorkerRequest, { kind: 'next' }>): AsyncGenerator<WorkerFile, void, void> {

@@ -13,8 +13,7 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { convertSegment, type ConvertOptions, type SegmentSource } from './segment-to-parquet.js';
 import { TieringConvertError } from './errors.js';
-import { MAX_SPARE_WINDOW_BYTES, type WorkerReply, type WorkerRequest, type WorkerSetup, type WorkerStore } from './convert-pool.js';
-import { resolveLocation } from '../offset-index/location.js';
+import { MAX_SPARE_WINDOW_BYTES, type WorkerReply, type WorkerRequest, type WorkerSetup } from './convert-pool.js';
 import { LocalFileIO } from '../../iceberg/io/local.js';
 import { rebuildSegments } from './rebuild-segments.js';
 
@@ -36,16 +35,6 @@ function lowerPriority(nice: number): void {
   }
 }
 
-/** This worker's FileIO for each local warehouse it writes to (writes only: it keeps no handles open). */
-const stores = new Map<string, LocalFileIO>();
-
-function storage(store: WorkerStore): LocalFileIO {
-  const key = `${store.fsync}|${store.localRoot}`;
-  let io = stores.get(key);
-  if (io === undefined) stores.set(key, (io = new LocalFileIO({ root: store.localRoot, fsync: store.fsync })));
-  return io;
-}
-
 /** The window a conversion reads the segment into, reused by the next (as ConvertCodec does in-thread). */
 let spare: Buffer | null = null;
 /** Resolves the conversion waiting for the pool to take its last file. */
@@ -60,7 +49,7 @@ async function rebuild(job: Extract<WorkerRequest, { kind: 'rebuild' }>): Promis
   } finally {
     await io.close();
   }
-  await convert({ kind: 'convert', id: job.id, segmentPath: job.rebuild.segmentPath, options: { ...job.options, targetFileBytes: Math.max(1, size + 1) }, ...(job.store !== undefined ? { store: job.store } : {}) });
+  await convert({ kind: 'convert', id: job.id, segmentPath: job.rebuild.segmentPath, options: { ...job.options, targetFileBytes: Math.max(1, size + 1) } });
 }
 
 async function convert(job: Extract<WorkerRequest, { kind: 'convert' }>): Promise<void> {
@@ -70,32 +59,18 @@ async function convert(job: Extract<WorkerRequest, { kind: 'convert' }>): Promis
   try {
     const size = (await fh.stat()).size;
     const source: SegmentSource = { size, read: async (target, offset, length, position) => (await fh.read(target, offset, length, position)).bytesRead };
-    const io = job.store !== undefined ? storage(job.store) : undefined;
     for await (const file of convertSegment(source, job.options as ConvertOptions, window)) {
       let parquet: Extract<WorkerReply, { kind: 'file' }>['parquet'] = null;
-      let indexBytes: Uint8Array | null = null;
       const transfer: ArrayBuffer[] = [];
-      if (io !== undefined) {
-        // Written here, straight from the writer's memory; only the file's description goes back.
-        const at = (path: string): string => resolveLocation(job.store!.tableLocation, path);
-        if (file.parquet !== null && file.dataPath !== null) {
-          const b = file.parquet.bytes;
-          await io.put(at(file.dataPath), Buffer.from(b.buffer, b.byteOffset, b.byteLength));
-          file.parquet.release();
-          parquet = { bytes: null, metrics: file.parquet.metrics, splitOffsets: file.parquet.splitOffsets };
-        }
-        await io.put(at(file.indexPath), file.indexBytes);
-      } else {
-        if (file.parquet !== null) {
-          // Copy out of the writer's reusable memory into a buffer of its own, then hand that over.
-          const bytes = new Uint8Array(file.parquet.bytes);
-          file.parquet.release();
-          parquet = { bytes, metrics: file.parquet.metrics, splitOffsets: file.parquet.splitOffsets };
-          transfer.push(bytes.buffer as ArrayBuffer);
-        }
-        indexBytes = new Uint8Array(file.indexBytes);
-        transfer.push(indexBytes.buffer as ArrayBuffer);
+      if (file.parquet !== null) {
+        // Copy out of the writer's reusable memory into a buffer of its own, then hand that over.
+        const bytes = new Uint8Array(file.parquet.bytes);
+        file.parquet.release();
+        parquet = { bytes, metrics: file.parquet.metrics, splitOffsets: file.parquet.splitOffsets };
+        transfer.push(bytes.buffer as ArrayBuffer);
       }
+      const indexBytes = new Uint8Array(file.indexBytes);
+      transfer.push(indexBytes.buffer as ArrayBuffer);
       const taken = new Promise<void>((resolve) => (resume = resolve));
       port!.postMessage({ kind: 'file', id: job.id, dataPath: file.dataPath, parquet, indexPath: file.indexPath, indexBytes } satisfies WorkerReply, transfer);
       await taken;

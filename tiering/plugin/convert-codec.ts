@@ -20,8 +20,7 @@ import { SegmentReader, type SegmentRead } from '../convert/segment-reader.js';
 import type { RebuildCompression } from '../convert/batch-assembly.js';
 import type { RemoteFetchResult } from './api.js';
 import type { DataFileMetrics } from '../../iceberg/metrics.js';
-import { ConvertPool, MAX_SPARE_WINDOW_BYTES, type WorkerStore } from '../convert/convert-pool.js';
-import { LocalFileIO } from '../../iceberg/io/local.js';
+import { ConvertPool, MAX_SPARE_WINDOW_BYTES } from '../convert/convert-pool.js';
 import type { DeadLetter, TypedCounts } from '../typed/typed-rows.js';
 import { rebuildSegments, type RebuildSegment } from '../convert/rebuild-segments.js';
 import type { CacheStats, ConvertedSegment, ConvertSegmentInput, ReadSegmentInput, RewriteSegmentsInput, SegmentCodec } from './segment-codec.js';
@@ -58,20 +57,12 @@ export interface ConvertCodecOptions {
   readonly readAheadBytes?: number;
 }
 
-/**
- * One converted file, from this thread's converter or a worker's, ready to upload; null bytes: a worker
- * wrote that file already.
- */
+/** One converted file, from this thread's converter or a worker's, ready to upload. */
 interface OutputFile {
   readonly dataPath: string | null;
-  readonly parquet: { readonly bytes: Uint8Array | null; readonly metrics: DataFileMetrics; readonly splitOffsets: bigint[]; readonly release?: () => void } | null;
+  readonly parquet: { readonly bytes: Uint8Array; readonly metrics: DataFileMetrics; readonly splitOffsets: bigint[]; readonly release?: () => void } | null;
   readonly indexPath: string;
-  readonly indexBytes: Uint8Array | null;
-}
-
-/** A local warehouse's table is written by the conversion worker itself; any other storage here. */
-function workerStore(input: ConvertSegmentInput): WorkerStore | undefined {
-  return input.io instanceof LocalFileIO ? { localRoot: input.io.rootLocation, tableLocation: input.tableLocation, fsync: input.io.fsync } : undefined;
+  readonly indexBytes: Uint8Array;
 }
 
 const MiB = 1024 * 1024;
@@ -133,7 +124,7 @@ export class ConvertCodec implements SegmentCodec {
   async convertSegment(input: ConvertSegmentInput): Promise<ConvertedSegment> {
     if (this.pool !== null && input.typed === undefined) {
       const { typed: _, ...convert } = this.options.convert ?? {};
-      return this.store(input, this.pool.convert(input.segmentPath, { ...convert, ...this.fileOptions(input) }, workerStore(input)));
+      return this.store(input, this.pool.convert(input.segmentPath, { ...convert, ...this.fileOptions(input) }));
     }
     const fh = await open(input.segmentPath, 'r');
     // A window of about one data file's log bytes is reused from conversion to conversion (fresh memory
@@ -198,9 +189,7 @@ export class ConvertCodec implements SegmentCodec {
       if (file.dataPath !== null && file.parquet !== null) {
         const location = resolveLocation(input.tableLocation, file.dataPath);
         const bytes = file.parquet.bytes;
-        // Null: a conversion worker wrote it already (a local warehouse).
-        if (bytes !== null) await input.io.put(location, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-        input.stored?.(location);
+        await input.io.put(location, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
         // Uploaded and not kept: the next file's writer may reuse the memory.
         file.parquet.release?.();
         dataFiles.push(
@@ -214,8 +203,7 @@ export class ConvertCodec implements SegmentCodec {
       }
       const indexLocation = resolveLocation(input.tableLocation, file.indexPath);
       const ib = file.indexBytes;
-      if (ib !== null) await input.io.put(indexLocation, Buffer.isBuffer(ib) ? ib : Buffer.from(ib.buffer, ib.byteOffset, ib.byteLength));
-      input.stored?.(indexLocation);
+      await input.io.put(indexLocation, Buffer.isBuffer(ib) ? ib : Buffer.from(ib.buffer, ib.byteOffset, ib.byteLength));
       indexFiles.push(indexLocation);
     }
     return { dataFiles, indexFiles };
@@ -241,7 +229,7 @@ export class ConvertCodec implements SegmentCodec {
         const segments = await this.localCopies(input, root);
         if (segments !== null) {
           const { typed: _, ...convert } = this.options.convert ?? {};
-          return await this.store(target, this.pool.rebuild({ root, segments, segmentPath, where: input.where }, { ...convert, partition: input.partition, nameTag: input.nameTag }, workerStore(target)));
+          return await this.store(target, this.pool.rebuild({ root, segments, segmentPath, where: input.where }, { ...convert, partition: input.partition, nameTag: input.nameTag }));
         }
       }
       const size = await rebuildSegments(input.io, { segments: input.segments, path: segmentPath, where: input.where, ...(input.throttle ? { throttle: input.throttle } : {}) });

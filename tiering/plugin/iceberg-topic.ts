@@ -273,8 +273,7 @@ export class IcebergTopic {
       return { topic: this.topic, partition: segment.partition, baseOffset: segment.baseOffset, lastOffset: segment.lastOffset, maxTimestamp: segment.maxTimestamp, sizeInBytes: segment.sizeInBytes, dataFiles: [], indexFiles: [] };
     }
     const converted = await this.codec.convertSegment({
-      io: this.io,
-      stored: crashAfterFirstFile(),
+      io: crashAfterFirstPut(this.io),
       tableLocation: this.table.location,
       schema: this.table.schema(),
       specId: this.table.specId(),
@@ -732,10 +731,20 @@ function key(partition: number, baseOffset: number): string {
   return `${partition}:${baseOffset}`;
 }
 
-/** Reaches the 'mid-upload' crash point once the first file of a segment's conversion is stored. */
-function crashAfterFirstFile(): () => void {
-  let files = 0;
-  return () => {
-    if (++files === 1) crashPoint('mid-upload');
-  };
+/** A FileIO that reaches the 'mid-upload' crash point after its first completed put. */
+function crashAfterFirstPut(io: FileIO): FileIO {
+  let puts = 0;
+  return new Proxy(io, {
+    get(target, prop, receiver) {
+      if (prop === 'put') {
+        return async (location: string, data: Buffer) => {
+          const info = await target.put(location, data);
+          if (++puts === 1) crashPoint('mid-upload');
+          return info;
+        };
+      }
+      const v: unknown = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? (v as (...args: unknown[]) => unknown).bind(target) : v;
+    },
+  });
 }

@@ -31,12 +31,6 @@ export interface ConvertSegmentInput {
   readonly targetFileBytes?: number;
   /** Schema table modes: types values into columns (../typed/); absent for `key_value`. */
   readonly typed?: RecordTypers;
-  /**
-   * Called as each file is stored (a data file, then its index), by whichever thread wrote it: the caller's
-   * view of the upload's progress (the 'mid-upload' crash point), which wrapping `io` cannot give once a
-   * conversion worker writes a local warehouse itself.
-   */
-  readonly stored?: (location: string) => void;
 }
 
 export interface ConvertedSegment {

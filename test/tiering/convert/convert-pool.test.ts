@@ -1,7 +1,7 @@
 // Conversion on worker threads gives exactly what conversion in this thread gives: the same data files and
 // offset indexes, byte for byte, from the fidelity segment (every codec, markers, gaps, raw records). A bad
 // segment fails with the same error code, an abandoned conversion does not wedge its worker, and conversions
-// beyond the pool's size wait their turn. Given a local warehouse, the worker writes the files there itself.
+// beyond the pool's size wait their turn.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -45,8 +45,8 @@ test('a conversion pool writes the same files as in-thread conversion, and survi
       const e = expected[i]!;
       assert.equal(f.dataPath, e.dataPath);
       assert.equal(f.indexPath, e.indexPath);
-      assert.ok(f.parquet && e.parquet ? Buffer.from(f.parquet.bytes!).equals(e.parquet) : f.parquet === e.parquet, `file ${i}: the same Parquet bytes`);
-      assert.ok(Buffer.from(f.indexBytes!).equals(e.index), `file ${i}: the same index bytes`);
+      assert.ok(f.parquet && e.parquet ? Buffer.from(f.parquet.bytes).equals(e.parquet) : f.parquet === e.parquet, `file ${i}: the same Parquet bytes`);
+      assert.ok(Buffer.from(f.indexBytes).equals(e.index), `file ${i}: the same index bytes`);
       assert.ok(f.parquet === null || f.parquet.metrics.record_count > 0n, 'metrics come back');
     });
   }
@@ -61,24 +61,6 @@ test('a conversion pool writes the same files as in-thread conversion, and survi
   for await (const _ of pool.convert(path, OPTIONS)) break;
   const after = await all(pool.convert(path, OPTIONS));
   assert.equal(after.length, expected.length, 'the pool still converts after abandoned conversions');
-
-  // A local warehouse: the worker writes each file itself, at its place in the table, and sends back only its
-  // description; the files are the same bytes.
-  const table = `file://${dir}/warehouse/db/topic`;
-  const stored = await all(pool.convert(path, OPTIONS, { localRoot: `file://${dir}/warehouse`, tableLocation: table, fsync: true }));
-  assert.equal(stored.length, expected.length);
-  for (const [i, f] of stored.entries()) {
-    const e = expected[i]!;
-    assert.equal(f.indexBytes, null, `file ${i}: no index bytes cross to this thread`);
-    assert.deepEqual(await readFile(join(dir, 'warehouse/db/topic', f.indexPath)), e.index, `file ${i}: the index file written`);
-    if (e.parquet === null) continue;
-    assert.equal(f.parquet?.bytes, null, `file ${i}: no Parquet bytes cross to this thread`);
-    assert.ok(f.parquet.metrics.record_count > 0n, 'metrics come back');
-    assert.deepEqual(await readFile(join(dir, 'warehouse/db/topic', f.dataPath!)), e.parquet, `file ${i}: the data file written`);
-  }
-  // A table outside the worker's warehouse root fails as a FileIO refusal would, and the worker goes on.
-  await assert.rejects(all(pool.convert(path, OPTIONS, { localRoot: `file://${dir}/warehouse`, tableLocation: `file://${dir}/elsewhere`, fsync: false })), { code: 'INVALID_LOCATION' });
-  assert.equal((await all(pool.convert(path, OPTIONS))).length, expected.length, 'the pool still converts after a refused write');
 });
 
 /** Nice values of this process's threads (Linux: /proc/self/task/<tid>/stat, field 19). */
