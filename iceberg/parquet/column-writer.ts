@@ -5,8 +5,8 @@
  */
 import type * as arrow from 'apache-arrow';
 import type { ParsedPrimitive } from '../types.js';
-import { truncateLowerBound, truncateUpperBound } from '../metrics.js';
 import { CompressionCodec, compressPageInto } from './codecs.js';
+import { ByteBounds } from './byte-bounds.js';
 import { ParquetError } from './errors.js';
 import { PhysicalType } from './footer.js';
 import { ByteSink, encodeLevels, levelBitWidth } from './levels.js';
@@ -15,18 +15,6 @@ import { physicalOf, type Physical } from './physical-types.js';
 
 export const Encoding = { PLAIN: 0, RLE: 3 } as const;
 const PAGE_DATA = 0;
-/** Longest min/max kept for string and binary chunks; longer ones are truncated and marked inexact. */
-const STATS_PREFIX = 64;
-
-/** Compares a[as, ae) with b[bs, be) as unsigned bytes. */
-function compareBytes(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: number, be: number): number {
-  const n = Math.min(ae - as, be - bs);
-  for (let k = 0; k < n; k++) {
-    const d = a[as + k]! - b[bs + k]!;
-    if (d !== 0) return d;
-  }
-  return ae - as - (be - bs);
-}
 
 /** One leaf column: its page being filled, the pages of the current chunk, and the chunk's statistics. */
 export class Leaf {
@@ -49,14 +37,13 @@ export class Leaf {
   chunkUncompressed = 0;
   chunkValues = 0;
   nullCount = 0;
-  // Statistics: numbers for INT32/INT64 (as hi/lo pairs), bytes for the others.
+  // Statistics: numbers for INT32/INT64 (as hi/lo pairs), bytes for the others (byte-bounds.ts).
   private hasMinMax = false;
   private minHi = 0;
   private minLo = 0;
   private maxHi = 0;
   private maxLo = 0;
-  private minBytes: Buffer | null = null;
-  private maxBytes: Buffer | null = null;
+  private readonly bytesBounds: ByteBounds | null;
   private sawFalse = false;
   private sawTrue = false;
 
@@ -66,6 +53,10 @@ export class Leaf {
     this.phys = physicalOf(iceberg)!;
     this.maxDef = maxDef;
     this.maxRep = maxRep;
+    const kind = iceberg.kind === 'string' ? 'string' : 'binary';
+    if (this.phys.type === PhysicalType.BYTE_ARRAY) this.bytesBounds = new ByteBounds(kind, true);
+    else if (this.phys.type === PhysicalType.FIXED_LEN_BYTE_ARRAY) this.bytesBounds = new ByteBounds(kind, false, this.phys.typeLength!);
+    else this.bytesBounds = null;
   }
 
   private grow(n: number): void {
@@ -195,6 +186,7 @@ export class Leaf {
         const bytes = data.values as Uint8Array;
         const n = end - start;
         if (n <= 0) return;
+        const bounds = this.bytesBounds!;
         const first = offs[start]!;
         const total = offs[end]! - first;
         // The values are contiguous in Arrow: copy them in one call past room for the n length prefixes,
@@ -214,7 +206,7 @@ export class Leaf {
           b[at + 3] = len >>> 24;
           const from = base + 4 * n + (s0 - first);
           if (from !== at + 4 && len > 0) b.copyWithin(at + 4, from, from + len);
-          this.statBytes(bytes, s0, e0);
+          bounds.add(bytes, s0, e0);
         }
         v.pos = base + 4 * n + total;
         return;
@@ -224,20 +216,13 @@ export class Leaf {
         const bytes = data.values as Uint8Array;
         for (let k = start; k < end; k++) {
           v.bytes(bytes, k * w, (k + 1) * w);
-          this.statBytes(bytes, k * w, (k + 1) * w);
+          this.bytesBounds!.add(bytes, k * w, (k + 1) * w);
         }
         return;
       }
       default:
         throw new ParquetError('UNSUPPORTED_TYPE', `no native encoding for Parquet type ${this.phys.type}`);
     }
-  }
-
-  private statBytes(src: Uint8Array, s: number, e: number): void {
-    const min = this.minBytes;
-    if (min === null || compareBytes(src, s, e, min, 0, min.length) < 0) this.minBytes = Buffer.from(src.subarray(s, e));
-    const max = this.maxBytes;
-    if (max === null || compareBytes(src, s, e, max, 0, max.length) > 0) this.maxBytes = Buffer.from(src.subarray(s, e));
   }
 
   /** Closes the page being filled (if it has entries), compressing it into the chunk. */
@@ -310,23 +295,17 @@ export class Leaf {
         break;
       case PhysicalType.BYTE_ARRAY:
       case PhysicalType.FIXED_LEN_BYTE_ARRAY:
-        if (this.minBytes !== null && this.maxBytes !== null) {
-          const type = this.iceberg.kind === 'string' ? 'string' : 'binary';
-          min = this.minBytes;
-          max = this.maxBytes;
-          if (this.phys.type === PhysicalType.BYTE_ARRAY && min.length > STATS_PREFIX) {
-            min = truncateLowerBound(type, min, STATS_PREFIX);
-            minExact = false;
-          }
-          if (this.phys.type === PhysicalType.BYTE_ARRAY && max.length > STATS_PREFIX) {
-            const up = truncateUpperBound(type, max, STATS_PREFIX);
-            if (up !== undefined) {
-              max = up;
-              maxExact = false;
-            }
-          }
+      {
+        const lo = this.bytesBounds!.lower();
+        const hi = this.bytesBounds!.upper();
+        if (lo !== undefined && hi !== undefined) {
+          min = lo.bytes;
+          minExact = lo.exact;
+          max = hi.bytes;
+          maxExact = hi.exact;
         }
         break;
+      }
       default:
         break;
     }
@@ -340,8 +319,7 @@ export class Leaf {
     this.chunkValues = 0;
     this.nullCount = 0;
     this.hasMinMax = false;
-    this.minBytes = null;
-    this.maxBytes = null;
+    this.bytesBounds?.reset();
     this.sawFalse = false;
     this.sawTrue = false;
   }
