@@ -41,12 +41,21 @@ export interface Bound {
  * Min and max of the values added since the last reset, for a `string` or `binary` column (`truncate`
  * true: bounds truncated to STATS_PREFIX as above) or a fixed-length one (`truncate` false: `width`-byte
  * values kept whole).
+ *
+ * `add` only notes where a new min or max is (a column of increasing values has a new max in every row);
+ * `settle` copies them into the tracker's own buffers. The bytes given to `add` must stay unchanged until
+ * the next `settle`, which the writer calls once per run of values it encodes.
  */
 export class ByteBounds {
   private readonly keep: number;
   private readonly min: Uint8Array;
   private readonly max: Uint8Array;
+  // The min's and max's prefixes: minSrc[minAt, minAt + minLen), own buffers once settled; length -1: none.
+  private minSrc: Uint8Array;
+  private minAt = 0;
   private minLen = -1;
+  private maxSrc: Uint8Array;
+  private maxAt = 0;
   private maxLen = -1;
   /** Whether the max's prefix is longer than STATS_PREFIX and has no shorter upper bound. */
   private maxStuck = false;
@@ -61,6 +70,8 @@ export class ByteBounds {
     this.keep = !truncate ? width : type === 'string' ? 4 * (STATS_PREFIX + 1) : STATS_PREFIX + 1;
     this.min = new Uint8Array(this.keep);
     this.max = new Uint8Array(this.keep);
+    this.minSrc = this.min;
+    this.maxSrc = this.max;
   }
 
   /** Adds the value src[s, e). */
@@ -71,21 +82,42 @@ export class ByteBounds {
       // A string prefix ends before a character (src[pe] is not a continuation byte).
       if (this.type === 'string') while (pe > s && (src[pe]! & 0xc0) === 0x80) pe--;
     }
-    if (this.minLen < 0 || compareBytes(src, s, pe, this.min, 0, this.minLen) < 0) this.minLen = copyInto(this.min, src, s, pe);
-    const c = this.maxLen < 0 ? 1 : compareBytes(src, s, pe, this.max, 0, this.maxLen);
+    if (this.minLen < 0 || compareBytes(src, s, pe, this.minSrc, this.minAt, this.minAt + this.minLen) < 0) {
+      this.minSrc = src;
+      this.minAt = s;
+      this.minLen = pe - s;
+    }
+    const c = this.maxLen < 0 ? 1 : compareBytes(src, s, pe, this.maxSrc, this.maxAt, this.maxAt + this.maxLen);
     if (c > 0) {
-      this.maxLen = copyInto(this.max, src, s, pe);
+      this.maxSrc = src;
+      this.maxAt = s;
+      this.maxLen = pe - s;
       this.maxWhole = null;
       // Only a prefix starting with 0xff (binary) or U+10FFFF (0xf4, string) can lack a shorter upper bound.
-      const first = this.max[0];
-      this.maxStuck = this.truncate && this.maxLen > STATS_PREFIX && (first === 0xff || first === 0xf4) && truncateUpperBound(this.type, this.max.subarray(0, this.maxLen), STATS_PREFIX) === undefined;
+      const first = src[s];
+      this.maxStuck = this.truncate && pe - s > STATS_PREFIX && (first === 0xff || first === 0xf4) && truncateUpperBound(this.type, src.subarray(s, pe), STATS_PREFIX) === undefined;
     }
     // Same prefix as the max: only a stuck max needs the rest of the value.
-    if (c >= 0 && this.maxStuck && pe < e && (this.maxWhole === null || compareBytes(src, s, e, this.maxWhole, 0, this.maxWhole.length) > 0)) this.maxWhole = src.slice(s, e);
+    if (c >= 0 && this.maxStuck && pe < e && (this.maxWhole === null || compareBytes(src, s, e, this.maxWhole, 0, this.maxWhole.length) > 0)) this.maxWhole = Uint8Array.prototype.slice.call(src, s, e); // a copy even of a Buffer
+  }
+
+  /** Copies the min and max noted since the last call into the tracker's buffers. */
+  settle(): void {
+    if (this.minSrc !== this.min) {
+      this.min.set(this.minSrc.subarray(this.minAt, this.minAt + this.minLen));
+      this.minSrc = this.min;
+      this.minAt = 0;
+    }
+    if (this.maxSrc !== this.max) {
+      this.max.set(this.maxSrc.subarray(this.maxAt, this.maxAt + this.maxLen));
+      this.maxSrc = this.max;
+      this.maxAt = 0;
+    }
   }
 
   /** The chunk's min, or undefined before any value. */
   lower(): Bound | undefined {
+    this.settle();
     if (this.minLen < 0) return undefined;
     const min = this.min.slice(0, this.minLen);
     if (!this.truncate || min.length <= STATS_PREFIX) return { bytes: min, exact: true };
@@ -94,6 +126,7 @@ export class ByteBounds {
 
   /** The chunk's max, or undefined before any value. */
   upper(): Bound | undefined {
+    this.settle();
     if (this.maxLen < 0) return undefined;
     const max = this.max.slice(0, this.maxLen);
     if (!this.truncate || max.length <= STATS_PREFIX) return { bytes: max, exact: true };
@@ -103,15 +136,13 @@ export class ByteBounds {
   }
 
   reset(): void {
+    this.minSrc = this.min;
+    this.minAt = 0;
     this.minLen = -1;
+    this.maxSrc = this.max;
+    this.maxAt = 0;
     this.maxLen = -1;
     this.maxStuck = false;
     this.maxWhole = null;
   }
-}
-
-/** Copies src[s, e) to the start of `to` (a short prefix: a loop beats a native call); returns its length. */
-function copyInto(to: Uint8Array, src: Uint8Array, s: number, e: number): number {
-  for (let i = s; i < e; i++) to[i - s] = src[i]!;
-  return e - s;
 }

@@ -209,6 +209,7 @@ export class Leaf {
           bounds.add(bytes, s0, e0);
         }
         v.pos = base + 4 * n + total;
+        bounds.settle();
         return;
       }
       case PhysicalType.FIXED_LEN_BYTE_ARRAY: {
@@ -218,6 +219,7 @@ export class Leaf {
           v.bytes(bytes, k * w, (k + 1) * w);
           this.bytesBounds!.add(bytes, k * w, (k + 1) * w);
         }
+        this.bytesBounds!.settle();
         return;
       }
       default:

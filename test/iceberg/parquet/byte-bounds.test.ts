@@ -53,14 +53,24 @@ function randomString(rand: Rand, shared: string): Buffer {
 }
 
 function tracked(kind: Kind, values: readonly Buffer[]): { lower: Bound; upper: Bound } {
-  // The values back to back, as in an Arrow binary column, added from their offsets.
-  const all = Buffer.concat(values);
+  // As the writer adds them: runs of values back to back in one buffer (an Arrow binary column), settled
+  // after each run, the buffer then overwritten by the next run.
   const b = new ByteBounds(kind, true);
-  let at = 0;
-  for (const v of values) {
-    b.add(all, at, at + v.length);
-    at += v.length;
+  const scratch = Buffer.alloc(values.reduce((n, v) => n + v.length, 0));
+  for (let i = 0; i < values.length; ) {
+    const run = values.slice(i, i + 1 + (i % 4));
+    scratch.fill(0xaa);
+    let at = 0;
+    for (const v of run) at += v.copy(scratch, at);
+    at = 0;
+    for (const v of run) {
+      b.add(scratch, at, at + v.length);
+      at += v.length;
+    }
+    b.settle();
+    i += run.length;
   }
+  scratch.fill(0x55);
   return { lower: b.lower()!, upper: b.upper()! };
 }
 
