@@ -239,9 +239,18 @@ export class Leaf {
     lv.reset();
     if (this.maxRep > 0) levelsWithLength(this.reps, this.entries, levelBitWidth(this.maxRep), lv);
     if (this.maxDef > 0) levelsWithLength(this.defs, this.entries, levelBitWidth(this.maxDef), lv);
-    const uncompressed = lv.pos + this.values.pos;
+    // The page body (levels, then values) in one buffer, as compressPageInto wants it: the levels (a few
+    // bytes to a few KiB) go in front of the values.
+    const body = this.values;
+    if (lv.pos > 0) {
+      body.ensure(lv.pos);
+      body.buf.copyWithin(lv.pos, 0, body.pos);
+      body.buf.set(lv.buf.subarray(0, lv.pos), 0);
+      body.pos += lv.pos;
+    }
+    const uncompressed = body.pos;
     scratch.reset();
-    const compressed = compressPageInto(codec, [lv.view(), this.values.view()], scratch);
+    const compressed = compressPageInto(codec, body.view(), scratch);
     const h = new CompactWriter(64)
       .beginStruct()
       .i32(1, PAGE_DATA)
