@@ -205,7 +205,11 @@ export class Leaf {
           b[at + 2] = (len >>> 16) & 0xff;
           b[at + 3] = len >>> 24;
           const from = base + 4 * n + (s0 - first);
-          if (from !== at + 4 && len > 0) b.copyWithin(at + 4, from, from + len);
+          if (from !== at + 4 && len > 0) {
+            // Short values (keys, header values) move faster in a loop than through a native call.
+            if (len <= 24) for (let i = 0; i < len; i++) b[at + 4 + i] = b[from + i]!;
+            else b.copyWithin(at + 4, from, from + len);
+          }
           bounds.add(bytes, s0, e0);
         }
         v.pos = base + 4 * n + total;
