@@ -82,12 +82,14 @@ export class ByteBounds {
       // A string prefix ends before a character (src[pe] is not a continuation byte).
       if (this.type === 'string') while (pe > s && (src[pe]! & 0xc0) === 0x80) pe--;
     }
-    if (this.minLen < 0 || compareBytes(src, s, pe, this.minSrc, this.minAt, this.minAt + this.minLen) < 0) {
+    // The max first: a value at or above it cannot be below the min (min <= max), so increasing or repeated
+    // values (ids, header keys) need one comparison, not two.
+    const c = this.maxLen < 0 ? 1 : compareBytes(src, s, pe, this.maxSrc, this.maxAt, this.maxAt + this.maxLen);
+    if (this.minLen < 0 || (c < 0 && compareBytes(src, s, pe, this.minSrc, this.minAt, this.minAt + this.minLen) < 0)) {
       this.minSrc = src;
       this.minAt = s;
       this.minLen = pe - s;
     }
-    const c = this.maxLen < 0 ? 1 : compareBytes(src, s, pe, this.maxSrc, this.maxAt, this.maxAt + this.maxLen);
     if (c > 0) {
       this.maxSrc = src;
       this.maxAt = s;
