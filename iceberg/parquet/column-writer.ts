@@ -15,6 +15,12 @@ import { physicalOf, type Physical } from './physical-types.js';
 
 export const Encoding = { PLAIN: 0, RLE: 3 } as const;
 const PAGE_DATA = 0;
+/**
+ * Bytes kept free in front of a page's values for its levels, so the page body (levels, then values) is one
+ * buffer without moving the values: the levels of a column without repetition are a few RLE runs. Levels
+ * that do not fit (bit-packed runs of a repeated column) move the values along instead.
+ */
+const LEVELS_ROOM = 256;
 
 /** One leaf column: its page being filled, the pages of the current chunk, and the chunk's statistics. */
 export class Leaf {
@@ -27,7 +33,9 @@ export class Leaf {
   defs = new Uint8Array(1024);
   reps = new Uint8Array(1024);
   entries = 0;
+  /** The page's PLAIN values, from `valuesStart` (room for the levels before them). */
   readonly values = new ByteSink(64 * 1024);
+  readonly valuesStart: number;
   private boolAcc = 0;
   private boolBits = 0;
   // Chunk (row group) state: its pages, header and compressed body each, back to back.
@@ -53,6 +61,8 @@ export class Leaf {
     this.phys = physicalOf(iceberg)!;
     this.maxDef = maxDef;
     this.maxRep = maxRep;
+    this.valuesStart = maxDef > 0 || maxRep > 0 ? LEVELS_ROOM : 0;
+    this.values.pos = this.valuesStart;
     const kind = iceberg.kind === 'string' ? 'string' : 'binary';
     if (this.phys.type === PhysicalType.BYTE_ARRAY) this.bytesBounds = new ByteBounds(kind, true);
     else if (this.phys.type === PhysicalType.FIXED_LEN_BYTE_ARRAY) this.bytesBounds = new ByteBounds(kind, false, this.phys.typeLength!);
@@ -243,18 +253,20 @@ export class Leaf {
     lv.reset();
     if (this.maxRep > 0) levelsWithLength(this.reps, this.entries, levelBitWidth(this.maxRep), lv);
     if (this.maxDef > 0) levelsWithLength(this.defs, this.entries, levelBitWidth(this.maxDef), lv);
-    // The page body (levels, then values) in one buffer, as compressPageInto wants it: the levels (a few
-    // bytes to a few KiB) go in front of the values.
-    const body = this.values;
-    if (lv.pos > 0) {
-      body.ensure(lv.pos);
-      body.buf.copyWithin(lv.pos, 0, body.pos);
-      body.buf.set(lv.buf.subarray(0, lv.pos), 0);
-      body.pos += lv.pos;
+    // The page body (levels, then values) in one buffer, as compressPageInto wants it: the levels go in
+    // the room before the values, or the values move along when they do not fit.
+    const v = this.values;
+    let from = this.valuesStart - lv.pos;
+    if (from < 0) {
+      v.ensure(-from);
+      v.buf.copyWithin(lv.pos, this.valuesStart, v.pos);
+      v.pos -= from;
+      from = 0;
     }
-    const uncompressed = body.pos;
+    v.buf.set(lv.buf.subarray(0, lv.pos), from);
+    const uncompressed = v.pos - from;
     scratch.reset();
-    const compressed = compressPageInto(codec, body.view(), scratch);
+    const compressed = compressPageInto(codec, v.buf.subarray(from, v.pos), scratch);
     const h = new CompactWriter(64)
       .beginStruct()
       .i32(1, PAGE_DATA)
@@ -274,7 +286,7 @@ export class Leaf {
     this.chunkUncompressed += h.length + uncompressed;
     this.chunkValues += this.entries;
     this.entries = 0;
-    this.values.reset();
+    this.values.pos = this.valuesStart;
   }
 
   /** The chunk's statistics, captured before the leaf is reset for the next row group. */

@@ -110,7 +110,7 @@ export class NativeParquetWriter {
         let added = -before;
         for (const l of this.leaves) {
           added += l.values.pos;
-          if (l.values.pos >= this.pageBytes) l.closePage(this.options.codec, this.scratch);
+          if (l.values.pos - l.valuesStart >= this.pageBytes) l.closePage(this.options.codec, this.scratch);
         }
         if (added > this.pageBytes / 4) this.step = Math.max(1, Math.floor(this.step / 2));
         else if (added < this.pageBytes / 16 && this.step < MAX_STEP) this.step *= 2;
