@@ -42,6 +42,8 @@ export class Leaf {
   readonly chunk = new ByteSink(64 * 1024);
   private readonly levels = new ByteSink(4 * 1024);
   chunkCompressed = 0;
+  /** Compressed / uncompressed size of the column's last page: the guess for the next one's header. */
+  private lastRatio = 0.5;
   chunkUncompressed = 0;
   chunkValues = 0;
   nullCount = 0;
@@ -242,7 +244,7 @@ export class Leaf {
   }
 
   /** Closes the page being filled (if it has entries), compressing it into the chunk. */
-  closePage(codec: CompressionCodec, scratch: ByteSink): void {
+  closePage(codec: CompressionCodec): void {
     if (this.entries === 0) return;
     if (this.boolBits > 0) {
       this.values.byte(this.boolAcc);
@@ -265,23 +267,22 @@ export class Leaf {
     }
     v.buf.set(lv.buf.subarray(0, lv.pos), from);
     const uncompressed = v.pos - from;
-    scratch.reset();
-    const compressed = compressPageInto(codec, v.buf.subarray(from, v.pos), scratch);
-    const h = new CompactWriter(64)
-      .beginStruct()
-      .i32(1, PAGE_DATA)
-      .i32(2, uncompressed)
-      .i32(3, compressed)
-      .struct(5)
-      .i32(1, this.entries)
-      .i32(2, Encoding.PLAIN)
-      .i32(3, Encoding.RLE)
-      .i32(4, Encoding.RLE)
-      .endStruct()
-      .endStruct()
-      .finish();
-    this.chunk.bytes(h, 0, h.length);
-    this.chunk.bytes(scratch.buf, 0, compressed);
+    // Compressed straight into the chunk, after room for the page header sized for the compressed length
+    // this column's last page suggests; a header of another length moves the page along (small pages).
+    const chunk = this.chunk;
+    const start = chunk.pos;
+    const room = pageHeader(uncompressed, Math.ceil(uncompressed * this.lastRatio), this.entries).length;
+    chunk.ensure(room);
+    chunk.pos = start + room;
+    const compressed = compressPageInto(codec, v.buf.subarray(from, v.pos), chunk);
+    const h = pageHeader(uncompressed, compressed, this.entries);
+    if (h.length !== room) {
+      if (h.length > room) chunk.ensure(h.length - room);
+      chunk.buf.copyWithin(start + h.length, start + room, start + room + compressed);
+    }
+    chunk.buf.set(h, start);
+    chunk.pos = start + h.length + compressed;
+    this.lastRatio = uncompressed > 0 ? compressed / uncompressed : 1;
     this.chunkCompressed += h.length + compressed;
     this.chunkUncompressed += h.length + uncompressed;
     this.chunkValues += this.entries;
@@ -365,6 +366,23 @@ export function writeStatistics(w: CompactWriter, s: ChunkStats): void {
   w.struct(12).i64(3, s.nullCount);
   if (s.min !== undefined && s.max !== undefined) w.binary(5, s.max).binary(6, s.min).bool(7, s.maxExact ?? true).bool(8, s.minExact ?? true);
   w.endStruct();
+}
+
+/** A DataPage v1 header (parquet.thrift PageHeader) for PLAIN values with RLE levels. */
+function pageHeader(uncompressed: number, compressed: number, entries: number): Buffer {
+  return new CompactWriter(64)
+    .beginStruct()
+    .i32(1, PAGE_DATA)
+    .i32(2, uncompressed)
+    .i32(3, compressed)
+    .struct(5)
+    .i32(1, entries)
+    .i32(2, Encoding.PLAIN)
+    .i32(3, Encoding.RLE)
+    .i32(4, Encoding.RLE)
+    .endStruct()
+    .endStruct()
+    .finish();
 }
 
 function levelsWithLength(levels: Uint8Array, n: number, bitWidth: number, out: ByteSink): void {
