@@ -210,7 +210,8 @@ export function truncateUpperBound(type: string | ParsedPrimitive, bound: Uint8A
   const t = parse(type);
   if (t.kind === 'binary') {
     if (bound.length <= length) return bound;
-    const out = bound.slice(0, length);
+    // A copy: Buffer's slice would be a view, and the increment below would change the caller's bytes.
+    const out = Uint8Array.prototype.slice.call(bound, 0, length);
     for (let i = out.length - 1; i >= 0; i--) {
       if ((out[i] as number) < 0xff) {
         out[i] = (out[i] as number) + 1;

@@ -71,33 +71,19 @@ export function compressPage(codec: CompressionCodec, data: Uint8Array): Uint8Ar
 }
 
 /**
- * Compresses the concatenation of `parts` (one page body) and appends it to `out` (a growable buffer:
- * `reserve(n)` makes room for n more bytes at `out.pos`); returns the compressed length. zstd streams the
- * parts, so levels and values are never copied together first.
+ * Compresses one page body and appends it to `out` (a growable buffer: `ensure(n)` makes room for n more
+ * bytes at `out.pos`); returns the compressed length. The body is one buffer (levels and values together):
+ * zstd then compresses it in a single pass straight from it, where a body streamed in parts is first
+ * copied into zstd's window buffer, which measured ~5% slower.
  */
-export function compressPageInto(codec: CompressionCodec, parts: readonly Uint8Array[], out: { buf: Buffer; pos: number; ensure(n: number): void }): number {
-  const total = parts.reduce((n, p) => n + p.length, 0);
+export function compressPageInto(codec: CompressionCodec, body: Uint8Array, out: { buf: Buffer; pos: number; ensure(n: number): void }): number {
   if (codec === CompressionCodec.ZSTD) {
-    const ctx = zstdCtx();
-    ctx.reset(zstdBinding.ResetDirective.sessionOnly);
-    ctx.setPledgedSrcSize(total);
-    const bound = zstdBinding.compressBound(total);
+    const bound = zstdBinding.compressBound(body.length);
     out.ensure(bound);
-    const start = out.pos;
-    for (let k = 0; k < parts.length; k++) {
-      let src = parts[k]!;
-      const last = k === parts.length - 1;
-      for (;;) {
-        const [remaining, produced, consumed] = ctx.compressStream2(out.buf.subarray(out.pos, start + bound), src, last ? zstdBinding.EndDirective.end : zstdBinding.EndDirective.continue);
-        out.pos += produced;
-        src = src.subarray(consumed);
-        if (last ? remaining === 0 : src.length === 0) break;
-        if (produced === 0 && consumed === 0) throw new ParquetError('WRITE_FAILED', 'zstd made no progress compressing a page; the output bound was too small');
-      }
-    }
-    return out.pos - start;
+    const n = zstdCtx().compress2(out.buf.subarray(out.pos, out.pos + bound), body);
+    out.pos += n;
+    return n;
   }
-  const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   const c = compressPage(codec, body);
   out.ensure(c.length);
   out.buf.set(c, out.pos);

@@ -5,8 +5,8 @@
  */
 import type * as arrow from 'apache-arrow';
 import type { ParsedPrimitive } from '../types.js';
-import { truncateLowerBound, truncateUpperBound } from '../metrics.js';
 import { CompressionCodec, compressPageInto } from './codecs.js';
+import { ByteBounds } from './byte-bounds.js';
 import { ParquetError } from './errors.js';
 import { PhysicalType } from './footer.js';
 import { ByteSink, encodeLevels, levelBitWidth } from './levels.js';
@@ -15,18 +15,12 @@ import { physicalOf, type Physical } from './physical-types.js';
 
 export const Encoding = { PLAIN: 0, RLE: 3 } as const;
 const PAGE_DATA = 0;
-/** Longest min/max kept for string and binary chunks; longer ones are truncated and marked inexact. */
-const STATS_PREFIX = 64;
-
-/** Compares a[as, ae) with b[bs, be) as unsigned bytes. */
-function compareBytes(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: number, be: number): number {
-  const n = Math.min(ae - as, be - bs);
-  for (let k = 0; k < n; k++) {
-    const d = a[as + k]! - b[bs + k]!;
-    if (d !== 0) return d;
-  }
-  return ae - as - (be - bs);
-}
+/**
+ * Bytes kept free in front of a page's values for its levels, so the page body (levels, then values) is one
+ * buffer without moving the values: the levels of a column without repetition are a few RLE runs. Levels
+ * that do not fit (bit-packed runs of a repeated column) move the values along instead.
+ */
+const LEVELS_ROOM = 256;
 
 /** One leaf column: its page being filled, the pages of the current chunk, and the chunk's statistics. */
 export class Leaf {
@@ -39,24 +33,27 @@ export class Leaf {
   defs = new Uint8Array(1024);
   reps = new Uint8Array(1024);
   entries = 0;
+  /** The page's PLAIN values, from `valuesStart` (room for the levels before them). */
   readonly values = new ByteSink(64 * 1024);
+  readonly valuesStart: number;
   private boolAcc = 0;
   private boolBits = 0;
   // Chunk (row group) state: its pages, header and compressed body each, back to back.
   readonly chunk = new ByteSink(64 * 1024);
   private readonly levels = new ByteSink(4 * 1024);
   chunkCompressed = 0;
+  /** Compressed / uncompressed size of the column's last page: the guess for the next one's header. */
+  private lastRatio = 0.5;
   chunkUncompressed = 0;
   chunkValues = 0;
   nullCount = 0;
-  // Statistics: numbers for INT32/INT64 (as hi/lo pairs), bytes for the others.
+  // Statistics: numbers for INT32/INT64 (as hi/lo pairs), bytes for the others (byte-bounds.ts).
   private hasMinMax = false;
   private minHi = 0;
   private minLo = 0;
   private maxHi = 0;
   private maxLo = 0;
-  private minBytes: Buffer | null = null;
-  private maxBytes: Buffer | null = null;
+  private readonly bytesBounds: ByteBounds | null;
   private sawFalse = false;
   private sawTrue = false;
 
@@ -66,6 +63,12 @@ export class Leaf {
     this.phys = physicalOf(iceberg)!;
     this.maxDef = maxDef;
     this.maxRep = maxRep;
+    this.valuesStart = maxDef > 0 || maxRep > 0 ? LEVELS_ROOM : 0;
+    this.values.pos = this.valuesStart;
+    const kind = iceberg.kind === 'string' ? 'string' : 'binary';
+    if (this.phys.type === PhysicalType.BYTE_ARRAY) this.bytesBounds = new ByteBounds(kind, true);
+    else if (this.phys.type === PhysicalType.FIXED_LEN_BYTE_ARRAY) this.bytesBounds = new ByteBounds(kind, false, this.phys.typeLength!);
+    else this.bytesBounds = null;
   }
 
   private grow(n: number): void {
@@ -195,6 +198,7 @@ export class Leaf {
         const bytes = data.values as Uint8Array;
         const n = end - start;
         if (n <= 0) return;
+        const bounds = this.bytesBounds!;
         const first = offs[start]!;
         const total = offs[end]! - first;
         // The values are contiguous in Arrow: copy them in one call past room for the n length prefixes,
@@ -213,10 +217,15 @@ export class Leaf {
           b[at + 2] = (len >>> 16) & 0xff;
           b[at + 3] = len >>> 24;
           const from = base + 4 * n + (s0 - first);
-          if (from !== at + 4 && len > 0) b.copyWithin(at + 4, from, from + len);
-          this.statBytes(bytes, s0, e0);
+          if (from !== at + 4 && len > 0) {
+            // Short values (keys, header values) move faster in a loop than through a native call.
+            if (len <= 24) for (let i = 0; i < len; i++) b[at + 4 + i] = b[from + i]!;
+            else b.copyWithin(at + 4, from, from + len);
+          }
+          bounds.add(bytes, s0, e0);
         }
         v.pos = base + 4 * n + total;
+        bounds.settle();
         return;
       }
       case PhysicalType.FIXED_LEN_BYTE_ARRAY: {
@@ -224,8 +233,9 @@ export class Leaf {
         const bytes = data.values as Uint8Array;
         for (let k = start; k < end; k++) {
           v.bytes(bytes, k * w, (k + 1) * w);
-          this.statBytes(bytes, k * w, (k + 1) * w);
+          this.bytesBounds!.add(bytes, k * w, (k + 1) * w);
         }
+        this.bytesBounds!.settle();
         return;
       }
       default:
@@ -233,15 +243,8 @@ export class Leaf {
     }
   }
 
-  private statBytes(src: Uint8Array, s: number, e: number): void {
-    const min = this.minBytes;
-    if (min === null || compareBytes(src, s, e, min, 0, min.length) < 0) this.minBytes = Buffer.from(src.subarray(s, e));
-    const max = this.maxBytes;
-    if (max === null || compareBytes(src, s, e, max, 0, max.length) > 0) this.maxBytes = Buffer.from(src.subarray(s, e));
-  }
-
   /** Closes the page being filled (if it has entries), compressing it into the chunk. */
-  closePage(codec: CompressionCodec, scratch: ByteSink): void {
+  closePage(codec: CompressionCodec): void {
     if (this.entries === 0) return;
     if (this.boolBits > 0) {
       this.values.byte(this.boolAcc);
@@ -252,29 +255,39 @@ export class Leaf {
     lv.reset();
     if (this.maxRep > 0) levelsWithLength(this.reps, this.entries, levelBitWidth(this.maxRep), lv);
     if (this.maxDef > 0) levelsWithLength(this.defs, this.entries, levelBitWidth(this.maxDef), lv);
-    const uncompressed = lv.pos + this.values.pos;
-    scratch.reset();
-    const compressed = compressPageInto(codec, [lv.view(), this.values.view()], scratch);
-    const h = new CompactWriter(64)
-      .beginStruct()
-      .i32(1, PAGE_DATA)
-      .i32(2, uncompressed)
-      .i32(3, compressed)
-      .struct(5)
-      .i32(1, this.entries)
-      .i32(2, Encoding.PLAIN)
-      .i32(3, Encoding.RLE)
-      .i32(4, Encoding.RLE)
-      .endStruct()
-      .endStruct()
-      .finish();
-    this.chunk.bytes(h, 0, h.length);
-    this.chunk.bytes(scratch.buf, 0, compressed);
+    // The page body (levels, then values) in one buffer, as compressPageInto wants it: the levels go in
+    // the room before the values, or the values move along when they do not fit.
+    const v = this.values;
+    let from = this.valuesStart - lv.pos;
+    if (from < 0) {
+      v.ensure(-from);
+      v.buf.copyWithin(lv.pos, this.valuesStart, v.pos);
+      v.pos -= from;
+      from = 0;
+    }
+    v.buf.set(lv.buf.subarray(0, lv.pos), from);
+    const uncompressed = v.pos - from;
+    // Compressed straight into the chunk, after room for the page header sized for the compressed length
+    // this column's last page suggests; a header of another length moves the page along (small pages).
+    const chunk = this.chunk;
+    const start = chunk.pos;
+    const room = pageHeader(uncompressed, Math.ceil(uncompressed * this.lastRatio), this.entries).length;
+    chunk.ensure(room);
+    chunk.pos = start + room;
+    const compressed = compressPageInto(codec, v.buf.subarray(from, v.pos), chunk);
+    const h = pageHeader(uncompressed, compressed, this.entries);
+    if (h.length !== room) {
+      if (h.length > room) chunk.ensure(h.length - room);
+      chunk.buf.copyWithin(start + h.length, start + room, start + room + compressed);
+    }
+    chunk.buf.set(h, start);
+    chunk.pos = start + h.length + compressed;
+    this.lastRatio = uncompressed > 0 ? compressed / uncompressed : 1;
     this.chunkCompressed += h.length + compressed;
     this.chunkUncompressed += h.length + uncompressed;
     this.chunkValues += this.entries;
     this.entries = 0;
-    this.values.reset();
+    this.values.pos = this.valuesStart;
   }
 
   /** The chunk's statistics, captured before the leaf is reset for the next row group. */
@@ -310,23 +323,17 @@ export class Leaf {
         break;
       case PhysicalType.BYTE_ARRAY:
       case PhysicalType.FIXED_LEN_BYTE_ARRAY:
-        if (this.minBytes !== null && this.maxBytes !== null) {
-          const type = this.iceberg.kind === 'string' ? 'string' : 'binary';
-          min = this.minBytes;
-          max = this.maxBytes;
-          if (this.phys.type === PhysicalType.BYTE_ARRAY && min.length > STATS_PREFIX) {
-            min = truncateLowerBound(type, min, STATS_PREFIX);
-            minExact = false;
-          }
-          if (this.phys.type === PhysicalType.BYTE_ARRAY && max.length > STATS_PREFIX) {
-            const up = truncateUpperBound(type, max, STATS_PREFIX);
-            if (up !== undefined) {
-              max = up;
-              maxExact = false;
-            }
-          }
+      {
+        const lo = this.bytesBounds!.lower();
+        const hi = this.bytesBounds!.upper();
+        if (lo !== undefined && hi !== undefined) {
+          min = lo.bytes;
+          minExact = lo.exact;
+          max = hi.bytes;
+          maxExact = hi.exact;
         }
         break;
+      }
       default:
         break;
     }
@@ -340,8 +347,7 @@ export class Leaf {
     this.chunkValues = 0;
     this.nullCount = 0;
     this.hasMinMax = false;
-    this.minBytes = null;
-    this.maxBytes = null;
+    this.bytesBounds?.reset();
     this.sawFalse = false;
     this.sawTrue = false;
   }
@@ -360,6 +366,23 @@ export function writeStatistics(w: CompactWriter, s: ChunkStats): void {
   w.struct(12).i64(3, s.nullCount);
   if (s.min !== undefined && s.max !== undefined) w.binary(5, s.max).binary(6, s.min).bool(7, s.maxExact ?? true).bool(8, s.minExact ?? true);
   w.endStruct();
+}
+
+/** A DataPage v1 header (parquet.thrift PageHeader) for PLAIN values with RLE levels. */
+function pageHeader(uncompressed: number, compressed: number, entries: number): Buffer {
+  return new CompactWriter(64)
+    .beginStruct()
+    .i32(1, PAGE_DATA)
+    .i32(2, uncompressed)
+    .i32(3, compressed)
+    .struct(5)
+    .i32(1, entries)
+    .i32(2, Encoding.PLAIN)
+    .i32(3, Encoding.RLE)
+    .i32(4, Encoding.RLE)
+    .endStruct()
+    .endStruct()
+    .finish();
 }
 
 function levelsWithLength(levels: Uint8Array, n: number, bitWidth: number, out: ByteSink): void {

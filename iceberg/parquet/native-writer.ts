@@ -74,7 +74,6 @@ export class NativeParquetWriter {
   private rowsInGroup = 0;
   private totalRows = 0;
   private readonly groups: ((w: CompactWriter) => void)[] = [];
-  private readonly scratch = new ByteSink(1 << 20);
   private readonly pageBytes: number;
   private step = MAX_STEP;
 
@@ -110,7 +109,7 @@ export class NativeParquetWriter {
         let added = -before;
         for (const l of this.leaves) {
           added += l.values.pos;
-          if (l.values.pos >= this.pageBytes) l.closePage(this.options.codec, this.scratch);
+          if (l.values.pos - l.valuesStart >= this.pageBytes) l.closePage(this.options.codec);
         }
         if (added > this.pageBytes / 4) this.step = Math.max(1, Math.floor(this.step / 2));
         else if (added < this.pageBytes / 16 && this.step < MAX_STEP) this.step *= 2;
@@ -129,7 +128,7 @@ export class NativeParquetWriter {
     let total = 0;
     let totalCompressed = 0;
     for (const l of this.leaves) {
-      l.closePage(this.options.codec, this.scratch);
+      l.closePage(this.options.codec);
       const start = this.out.pos;
       this.out.bytes(l.chunk.buf, 0, l.chunk.pos);
       chunks.push({ leaf: l, start, compressed: l.chunkCompressed, uncompressed: l.chunkUncompressed, values: l.chunkValues, stats: l.statistics() });

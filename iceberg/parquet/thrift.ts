@@ -27,6 +27,11 @@ const { BOOL_TRUE, BOOL_FALSE, BYTE, I16, I32, I64, DOUBLE, BINARY, LIST, SET, M
 
 const MAX_DEPTH = 64;
 
+/** Zigzag decoding of a non-negative integer below 2^53 (as (v >> 1) ^ -(v & 1) on BigInts). */
+function unzigzag(n: number): number {
+  return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
+}
+
 class CompactReader {
   pos = 0;
   constructor(private readonly buf: Uint8Array) {}
@@ -40,7 +45,25 @@ class CompactReader {
     return this.buf[this.pos++] as number;
   }
 
-  varint(): bigint {
+  /**
+   * The next varint as a number when it takes at most 7 bytes (below 2^49, so exact), which every footer
+   * field but the odd huge i64 does; otherwise -1, consuming nothing. Spares a BigInt per field.
+   */
+  private shortVarint(): number {
+    const start = this.pos;
+    let n = 0;
+    let scale = 1;
+    for (let i = 0; i < 7; i++) {
+      const b = this.byte();
+      n += (b & 0x7f) * scale;
+      if (b < 0x80) return n;
+      scale *= 128;
+    }
+    this.pos = start;
+    return -1;
+  }
+
+  private longVarint(): bigint {
     let result = 0n;
     let shift = 0n;
     for (;;) {
@@ -52,17 +75,27 @@ class CompactReader {
     }
   }
 
+  private varintNumber(): number {
+    const n = this.shortVarint();
+    return n >= 0 ? n : Number(this.longVarint());
+  }
+
   zigzag(): bigint {
-    const v = this.varint();
+    const n = this.shortVarint();
+    if (n >= 0) return BigInt(unzigzag(n));
+    const v = this.longVarint();
     return (v >> 1n) ^ -(v & 1n);
   }
 
   smallInt(): number {
-    return Number(this.zigzag());
+    const n = this.shortVarint();
+    if (n >= 0) return unzigzag(n);
+    const v = this.longVarint();
+    return Number((v >> 1n) ^ -(v & 1n));
   }
 
   binary(): Uint8Array {
-    const len = Number(this.varint());
+    const len = this.varintNumber();
     if (this.pos + len > this.buf.length) this.fail(`binary of ${len} bytes runs past the end`);
     // A copy: values outlive the file buffer and must not alias it (Buffer#slice would).
     const out = new Uint8Array(this.buf.subarray(this.pos, this.pos + len));
@@ -109,7 +142,7 @@ class CompactReader {
     const header = this.byte();
     let size = header >> 4;
     const elemType = header & 0x0f;
-    if (size === 15) size = Number(this.varint());
+    if (size === 15) size = this.varintNumber();
     const out: ThriftValue[] = [];
     for (let i = 0; i < size; i++) {
       // Booleans inside lists are one byte each.
@@ -120,7 +153,7 @@ class CompactReader {
   }
 
   map(depth: number): ThriftValue[] {
-    const size = Number(this.varint());
+    const size = this.varintNumber();
     if (size === 0) return [];
     const types = this.byte();
     const out: ThriftValue[] = [];

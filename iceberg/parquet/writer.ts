@@ -125,8 +125,15 @@ function retype(data: arrow.Data, type: arrow.DataType): arrow.Data {
   return data.clone(type, data.offset, data.length, data.nullCount, data.buffers, children);
 }
 
+/**
+ * Type checks already made, per top-level field: the Arrow type a batch's column had (an immutable object,
+ * the same one batch after batch when a builder makes them) and the mismatch found, if any. Checking a type
+ * builds the schema's Arrow type and prints both; a converter's file has dozens of batches of one type.
+ */
+type TypeVerdicts = WeakMap<arrow.DataType, string | undefined>[];
+
 /** Checks a batch against the schema and returns it with the id-carrying Arrow schema. */
-function conform(batch: arrow.RecordBatch, target: arrow.Schema, iceberg: StructType): arrow.RecordBatch {
+function conform(batch: arrow.RecordBatch, target: arrow.Schema, iceberg: StructType, verdicts: TypeVerdicts): arrow.RecordBatch {
   const children: arrow.Data[] = [];
   iceberg.fields.forEach((f, i) => {
     const want = target.fields[i] as arrow.Field;
@@ -137,7 +144,10 @@ function conform(batch: arrow.RecordBatch, target: arrow.Schema, iceberg: Struct
       children.push(arrow.makeData({ type: want.type, length: batch.numRows, nullCount: batch.numRows }) as arrow.Data);
       return;
     }
-    const mismatch = arrowTypeMismatch(f.type, col.type, f.name);
+    const seen = (verdicts[i] ??= new WeakMap());
+    let mismatch: string | undefined;
+    if (seen.has(col.type)) mismatch = seen.get(col.type);
+    else seen.set(col.type, (mismatch = arrowTypeMismatch(f.type, col.type, f.name)));
     if (mismatch) throw new ParquetError('TYPE_MISMATCH', `${mismatch}; build batches with icebergToArrowSchema(schema)`);
     if (f.required && col.nullCount > 0) {
       throw new ParquetError('TYPE_MISMATCH', `Required column '${f.name}' has ${col.nullCount} nulls; fill them or make the field optional`);
@@ -178,6 +188,7 @@ export async function writeParquet(
   options: ParquetWriteOptions = {},
 ): Promise<ParquetWriteResult> {
   const target = icebergToArrowSchema(schema);
+  const verdicts: TypeVerdicts = [];
   const native = options.engine !== 'parquet-wasm' && options.dictionary !== 'on' && (options.noDictionaryColumns ?? []).length === 0 && nativeWriterSupports(schema);
   if (options.engine === 'native' && !native) {
     throw new ParquetError('UNSUPPORTED_TYPE', 'The native Parquet writer cannot write this file (decimal columns or dictionary encoding); use engine parquet-wasm');
@@ -205,7 +216,7 @@ export async function writeParquet(
       ...(options.sizeHint !== undefined ? { sizeHint: options.sizeHint } : {}),
     });
     for await (const b of toBatches(data)) {
-      const batch = conform(b, target, schema);
+      const batch = conform(b, target, schema, verdicts);
       floats.add(batch);
       w.write(batch);
     }
@@ -231,7 +242,7 @@ export async function writeParquet(
       }
       const n = await source.next();
       if (n.done) return undefined;
-      current = conform(n.value, target, schema);
+      current = conform(n.value, target, schema, verdicts);
       floats.add(current);
       offset = 0;
     }

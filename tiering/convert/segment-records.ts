@@ -104,7 +104,7 @@ export function readRecord(data: Buffer, cur: Cursor, i: number, rec: RecordRang
   const count = readVarint(data, cur);
   canonical &&= cur.pos - p === sizeOfVarint(count);
   if (count < 0 || count > end - cur.pos) throw badRecord(i, start, `it declares ${count} headers`);
-  rec.badKeys.length = 0;
+  if (rec.badKeys.length !== 0) rec.badKeys.length = 0; // setting length is a runtime call, even to 0
   if (rec.headers.length < count * 4) rec.headers = new Int32Array(Math.max(count * 4, rec.headers.length * 2));
   const hs = rec.headers;
   for (let h = 0; h < count; h++) {

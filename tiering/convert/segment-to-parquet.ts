@@ -348,6 +348,9 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
         continue;
       }
       const d = openBatch(segment, b, o.verifyCrc, scratch, o.base);
+      // The builder copies keys, values and headers out of a plain Uint8Array view: Buffer's subarray (a
+      // FastBuffer made through its species) costs ~2x Uint8Array's per value.
+      const bytes = new Uint8Array(d.data.buffer, d.data.byteOffset, d.data.length);
       batches.push({ ...indexed, recordsBytes: d.data.length, stored: null });
       const logAppend = (h.attributes & ATTR_TIMESTAMP_TYPE_LOG_APPEND) !== 0;
       const baseOffset = safe(h.baseOffset, 'base offset', o.base + b.start);
@@ -392,7 +395,7 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
           if (exact & VALUE_EXACT) rec.valueLen = -1;
           if (exact & KEY_EXACT) rec.keyLen = -1;
         }
-        builder.addRecord(offset, visible * 1000, d.data, rec, f.attributes, logAppend ? f.timestampDelta : null);
+        builder.addRecord(offset, visible * 1000, bytes, rec, f.attributes, logAppend ? f.timestampDelta : null);
         lastRowOffset = offset;
         rows++;
         if (builder.rows >= o.chunkRows || builder.payloadBytes >= CHUNK_PAYLOAD_BYTES) yield flush();

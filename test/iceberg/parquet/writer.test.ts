@@ -207,6 +207,15 @@ test('rejects batches that do not match the schema, with a code and a fix', asyn
     writeParquet({ type: 'struct', fields: [{ id: 1, name: 'id', required: true, type: 'long' }] }, nulls),
     (e: unknown) => e instanceof ParquetError && e.code === 'TYPE_MISMATCH' && /nulls/.test(e.message),
   );
+  // Type checks are remembered per Arrow type object within a file: a later batch of another type is still
+  // checked. (Native engine: parquet-wasm's stream drops a batch that fails after earlier ones and writes the
+  // rest, a separate problem.)
+  const one: arrow.Schema = icebergToArrowSchema({ type: 'struct', fields: [{ id: 1, name: 'id', required: true, type: 'long' }] });
+  const good = (v: bigint) => new arrow.RecordBatch(one, arrow.makeData({ type: new arrow.Struct(one.fields), length: 1, nullCount: 0, children: [arrow.makeData({ type: one.fields[0]!.type, length: 1, nullCount: 0, data: BigInt64Array.from([v]) })] }));
+  const bad = new arrow.Table({ id: arrow.makeVector(Int32Array.from([3])) }).batches[0]!;
+  const longSchema: Schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }] };
+  assert.equal((await writeParquet(longSchema, [good(1n), good(2n)], { engine: 'native' })).footer.numRows, 2n);
+  await assert.rejects(writeParquet(longSchema, [good(1n), good(2n), bad], { engine: 'native' }), (e: unknown) => e instanceof ParquetError && e.code === 'TYPE_MISMATCH' && /'id'/.test(e.message));
 });
 
 test('both engines write a created_by that parquet-mr parses, so Spark keeps the binary columns\' statistics', async () => {
