@@ -281,5 +281,8 @@ export async function writeParquet(
     if (failure !== undefined) throw failure;
     throw new ParquetError('WRITE_FAILED', `parquet-wasm failed to write the file: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
+  // parquet-wasm ends the file at a source stream's error, with the rows before it, and does not reject: a
+  // batch that failed must fail the write, or the file silently lacks it and everything after it.
+  if (failure !== undefined) throw failure;
   return finish(Buffer.concat(chunks), floats);
 }

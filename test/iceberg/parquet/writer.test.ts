@@ -218,6 +218,17 @@ test('rejects batches that do not match the schema, with a code and a fix', asyn
   await assert.rejects(writeParquet(longSchema, [good(1n), good(2n), bad], { engine: 'native' }), (e: unknown) => e instanceof ParquetError && e.code === 'TYPE_MISMATCH' && /'id'/.test(e.message));
 });
 
+test('a batch that does not match the schema after good ones fails the write with either engine, never a file without it', async () => {
+  const longs: Schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }] };
+  const good = (v: bigint): arrow.RecordBatch => new arrow.Table({ id: arrow.vectorFromArray([v], new arrow.Int64()) }).batches[0]!;
+  const bad = new arrow.Table({ id: arrow.makeVector(Int32Array.from([3])) }).batches[0]!;
+  for (const engine of ['native', 'parquet-wasm'] as const) {
+    await assert.rejects(writeParquet(longs, [good(1n), good(2n), bad], { engine }), (e: unknown) => e instanceof ParquetError && e.code === 'TYPE_MISMATCH', engine);
+    const ok = await writeParquet(longs, [good(1n), good(2n)], { engine });
+    assert.equal(ok.footer.numRows, 2n, `${engine}: the good batches alone make a file`);
+  }
+});
+
 test('both engines write a created_by that parquet-mr parses, so Spark keeps the binary columns\' statistics', async () => {
   // parquet-mr's VersionParser.FORMAT: a created_by it cannot parse makes CorruptStatistics drop the min/max of
   // every BYTE_ARRAY column (PARQUET-251), which Spark then cannot filter row groups with.
