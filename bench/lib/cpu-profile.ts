@@ -16,7 +16,7 @@ interface ProfileNode {
   readonly callFrame: CallFrame;
   readonly children?: readonly number[];
 }
-interface CpuProfile {
+export interface CpuProfile {
   /** CLOCK_MONOTONIC, in microseconds: the clock of `process.hrtime`. */
   readonly startTime: number;
   readonly nodes: readonly ProfileNode[];
@@ -47,14 +47,17 @@ function describe(cf: CallFrame): string {
   return `${name} (${file}:${cf.lineNumber + 1})`;
 }
 
+/** A V8 `.cpuprofile`, parsed. */
+export async function readProfile(path: string): Promise<CpuProfile> {
+  return JSON.parse(await readFile(path, 'utf8')) as CpuProfile;
+}
+
 /**
- * Self time per function of the profile at `path`, heaviest first, the first `top` of them, as shares of
- * the busy time (a benchmark's broker idles while the baselines run, so shares of the total say little).
- * With `window` ([from, to) in microseconds of CLOCK_MONOTONIC, `process.hrtime`'s clock), only the samples
- * taken in it.
+ * Self time per function of `profile`, heaviest first, the first `top` of them, as shares of the busy time
+ * (a benchmark's broker idles while the baselines run, so shares of the total say little). With `window`
+ * ([from, to) in microseconds of CLOCK_MONOTONIC, `process.hrtime`'s clock), only the samples taken in it.
  */
-export async function topSelfTime(path: string, top = 15, window?: readonly [number, number]): Promise<ProfileSummary> {
-  const profile = JSON.parse(await readFile(path, 'utf8')) as CpuProfile;
+export function topSelfTime(profile: CpuProfile, top = 15, window?: readonly [number, number]): ProfileSummary {
   const byId = new Map<number, CallFrame>(profile.nodes.map((n) => [n.id, n.callFrame]));
   const selfUs = new Map<string, number>();
   let total = 0;
@@ -79,19 +82,30 @@ export async function topSelfTime(path: string, top = 15, window?: readonly [num
 }
 
 /**
- * Prints the busiest profile in `dir` (the broker's main thread; a loader worker thread writes a nearly idle
- * one beside it) as a table of the top self-time frames.
+ * The busiest profile in `dir`: the broker's main thread (a loader worker thread writes a nearly idle one
+ * beside it); undefined when none was written.
  */
-export async function printProfiles(dir: string, top = 25): Promise<void> {
+export async function busiestProfile(dir: string): Promise<CpuProfile | undefined> {
   const names = (await readdir(dir)).filter((n) => n.endsWith('.cpuprofile'));
-  const summaries = await Promise.all(names.map((n) => topSelfTime(join(dir, n), top)));
-  const busiest = summaries.sort((a, b) => b.busyMs - a.busyMs)[0];
-  if (busiest === undefined) {
-    console.log(`\nno CPU profile was written to ${dir}`);
-    return;
-  }
-  console.log(`\nFloe broker CPU profile: ${(busiest.busyMs / 1000).toFixed(1)} s busy of ${(busiest.totalMs / 1000).toFixed(1)} s sampled (it idles while baselines run); top self time, as % of busy time:\n`);
-  console.log(formatTable(['self %', 'self ms', 'function'], busiest.frames.map((x) => [x.selfPct, Math.round(x.selfMs), x.frame])));
+  const profiles = await Promise.all(names.map(async (n) => {
+    const profile = await readProfile(join(dir, n));
+    return { profile, busyMs: topSelfTime(profile, 0).busyMs };
+  }));
+  return profiles.sort((a, b) => b.busyMs - a.busyMs)[0]?.profile;
+}
+
+/** Prints the top self-time frames of `profile` as a table. */
+export function printProfile(profile: CpuProfile, top = 25): void {
+  const s = topSelfTime(profile, top);
+  console.log(`\nFloe broker CPU profile: ${(s.busyMs / 1000).toFixed(1)} s busy of ${(s.totalMs / 1000).toFixed(1)} s sampled (it idles while baselines run); top self time, as % of busy time:\n`);
+  console.log(formatTable(['self %', 'self ms', 'function'], s.frames.map((x) => [x.selfPct, Math.round(x.selfMs), x.frame])));
+}
+
+/** Prints the busiest profile in `dir` (see busiestProfile) as a table of the top self-time frames. */
+export async function printProfiles(dir: string, top = 25): Promise<void> {
+  const busiest = await busiestProfile(dir);
+  if (busiest === undefined) console.log(`\nno CPU profile was written to ${dir}`);
+  else printProfile(busiest, top);
 }
 
 /** A stretch of consecutive busy samples: the thread did not return to its event loop for `ms`. */
@@ -108,11 +122,10 @@ export interface BusyStretch {
 }
 
 /**
- * The `n` longest busy stretches of the profile at `path` that start inside [fromUs, toUs): each is time the
+ * The `n` longest busy stretches of `profile` that start inside [fromUs, toUs): each is time the
  * thread spent away from its event loop, so every request that arrived during it waited at least that long.
  */
-export async function longestBusyStretches(path: string, fromUs: number, toUs: number, n = 5): Promise<BusyStretch[]> {
-  const profile = JSON.parse(await readFile(path, 'utf8')) as CpuProfile;
+export function longestBusyStretches(profile: CpuProfile, fromUs: number, toUs: number, n = 5): BusyStretch[] {
   const byId = new Map<number, ProfileNode>(profile.nodes.map((x) => [x.id, x]));
   const parent = new Map<number, number>();
   for (const x of profile.nodes) for (const c of x.children ?? []) parent.set(c, x.id);
@@ -162,9 +175,3 @@ export async function longestBusyStretches(path: string, fromUs: number, toUs: n
   return stretches.sort((a, b) => b.ms - a.ms).slice(0, n);
 }
 
-/** The busiest `.cpuprofile` in `dir` (the broker's main thread). */
-export async function busiestProfile(dir: string): Promise<string | undefined> {
-  const names = (await readdir(dir)).filter((n) => n.endsWith('.cpuprofile')).map((n) => join(dir, n));
-  const summaries = await Promise.all(names.map(async (p) => [p, (await topSelfTime(p, 1)).busyMs] as const));
-  return summaries.sort((a, b) => b[1] - a[1])[0]?.[0];
-}

@@ -30,7 +30,7 @@ import { median, MiB, perSec, summarizeLatencies, type LatencySummary } from '..
 import { execFileSync } from 'node:child_process';
 import { watchDirtyPages } from '../lib/proc-stats.js';
 import { formatMarkdownTable, formatTable, progress, type Cell } from '../lib/table.js';
-import { busiestProfile, longestBusyStretches, printProfiles, topSelfTime } from '../lib/cpu-profile.js';
+import { busiestProfile, longestBusyStretches, printProfile, topSelfTime, type CpuProfile } from '../lib/cpu-profile.js';
 import { produceWorkload, type ProduceWorkload } from '../lib/workload.js';
 
 const args = new BenchArgs(process.argv.slice(2), 'usage: busy-latency.bench.ts [--quick] [--build=src|dist] [--backlog-mb=384] [--segment-mb=8] [--rate-share=0.5] [--duration=ms] [--partitions=8] [--batch=16k] [--modes=workers,thread] [--compaction=true|false] [--floe-flags="..."] [--profile]');
@@ -168,8 +168,13 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
     await floe.stop();
     if (profileDir !== undefined) {
       progress(`${mode}: the broker's busiest thread over the whole run (idle and busy phases, backlog fill included):`);
-      await printProfiles(profileDir).catch((err: unknown) => progress(`no profile: ${String(err)}`));
-      await printStretches(profileDir, phases).catch((err: unknown) => progress(`no profile: ${String(err)}`));
+      await busiestProfile(profileDir)
+        .then((busiest) => {
+          if (busiest === undefined) return progress(`no CPU profile was written to ${profileDir}`);
+          printProfile(busiest);
+          printStretches(busiest, phases);
+        })
+        .catch((err: unknown) => progress(`no profile: ${String(err)}`));
     }
   }
 }
@@ -178,13 +183,11 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
  * For each phase, the broker's thread's longest stretches away from its event loop: every request that arrived
  * during one waited at least that long, so these are where the phase's tail latency comes from.
  */
-async function printStretches(dir: string, phases: readonly [string, Phase][]): Promise<void> {
-  const path = await busiestProfile(dir);
-  if (path === undefined) return;
+function printStretches(profile: CpuProfile, phases: readonly [string, Phase][]): void {
   for (const [name, p] of phases) {
-    const self = await topSelfTime(path, 6, p.window);
+    const self = topSelfTime(profile, 6, p.window);
     console.log(`\n${name} phase: the broker's thread was busy ${((self.busyMs / self.totalMs) * 100).toFixed(0)} % of ${(self.totalMs / 1000).toFixed(1)} s; top self time: ${self.frames.map((f) => `${f.frame} ${f.selfMs.toFixed(0)} ms`).join(', ')}`);
-    const stretches = await longestBusyStretches(path, p.window[0], p.window[1], 5);
+    const stretches = longestBusyStretches(profile, p.window[0], p.window[1], 5);
     console.log(`\n${name} phase: the broker's thread's longest stretches away from its event loop (the longest gap between samples says it waited for a core):`);
     for (const s of stretches) {
       console.log(`  ${s.ms.toFixed(1)} ms at +${((s.startUs - p.window[0]) / 1000).toFixed(0)} ms (longest gap ${s.longestGapMs.toFixed(1)} ms); self: ${s.frames.map(([f, ms]) => `${f} ${ms.toFixed(1)}`).join(', ')}`);

@@ -80,18 +80,19 @@ class CompactReader {
     return n >= 0 ? n : Number(this.longVarint());
   }
 
-  zigzag(): bigint {
-    const n = this.shortVarint();
-    if (n >= 0) return BigInt(unzigzag(n));
+  private longZigzag(): bigint {
     const v = this.longVarint();
     return (v >> 1n) ^ -(v & 1n);
   }
 
+  zigzag(): bigint {
+    const n = this.shortVarint();
+    return n >= 0 ? BigInt(unzigzag(n)) : this.longZigzag();
+  }
+
   smallInt(): number {
     const n = this.shortVarint();
-    if (n >= 0) return unzigzag(n);
-    const v = this.longVarint();
-    return Number((v >> 1n) ^ -(v & 1n));
+    return n >= 0 ? unzigzag(n) : Number(this.longZigzag());
   }
 
   binary(): Uint8Array {

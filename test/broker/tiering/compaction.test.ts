@@ -7,9 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
+import { CompressionTypes, Kafka, logLevel, type Admin } from 'kafkajs';
 import { COMPACTION_SCRATCH_DIR } from '../../../broker/tiering/broker-tiering.js';
-import { spawnBroker, tempDir } from '../../helpers/broker.js';
+import { spawnBroker, tempDir, type BrokerProcess } from '../../helpers/broker.js';
 import { crashCycle, restartAndVerify, stop, TOPIC as CRASH_TOPIC, type Acked, type CrashSetup } from '../../helpers/crash-harness.js';
 import { liveDataFiles, loadTable, tableRows, waitFor } from '../../helpers/tiered-table.js';
 import { fetchAllBatches } from '../../tiering/e2e/wire.js';
@@ -21,6 +21,30 @@ function operations(load: Record<string, unknown> | undefined): string[] {
   return snapshots.map((s) => s.summary.operation);
 }
 
+/**
+ * A broker on `<root>/log` and `<root>/warehouse` with tiering on, and the topic TOPIC: 4 KiB segments,
+ * commits every 200 ms, compaction of 4 files or more (plus `extra` configs); the clients are connected.
+ */
+async function compactingTopic(root: string, cleanups: (() => Promise<unknown>)[], extra: { name: string; value: string }[], env?: NodeJS.ProcessEnv): Promise<{ b: BrokerProcess; kafka: Kafka; admin: Admin }> {
+  const flags = ['--remote.log.storage.system.enable=true', `--iceberg.warehouse=${join(root, 'warehouse')}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1', '--log.retention.check.interval.ms=200'];
+  const b = await spawnBroker(join(root, 'log'), flags, 0, env !== undefined ? { env } : {});
+  cleanups.push(() => stop(b));
+  const kafka = new Kafka({ brokers: [b.bootstrap], clientId: 'compaction-test', logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  cleanups.push(() => admin.disconnect());
+  await admin.createTopics({
+    topics: [{ topic: TOPIC, numPartitions: 1, configEntries: [
+      { name: 'internal.segment.bytes', value: '4096' },
+      ...extra,
+      { name: 'iceberg.commit.interval.ms', value: '200' },
+      { name: 'iceberg.compaction.min.input.files', value: '4' },
+      { name: 'iceberg.compaction.target.file.size.bytes', value: String(1 << 20) },
+    ] }],
+  });
+  return { b, kafka, admin };
+}
+
 test('a consumer reading tiered history in a loop while compaction commits sees every batch once, unchanged, without errors', { timeout: 120_000 }, async (t) => {
   const root = await tempDir('floe-compaction-');
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -29,22 +53,8 @@ test('a consumer reading tiered history in a loop while compaction commits sees 
     await rm(root, { recursive: true, force: true });
   });
   const warehouse = join(root, 'warehouse');
-  const b = await spawnBroker(join(root, 'log'), ['--remote.log.storage.system.enable=true', `--iceberg.warehouse=${warehouse}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1', '--log.retention.check.interval.ms=200']);
-  cleanups.push(() => stop(b));
+  const { b, kafka, admin } = await compactingTopic(root, cleanups, [{ name: 'local.retention.bytes', value: '0' }]);
   const restUrl = b.restUrl as string;
-  const kafka = new Kafka({ brokers: [b.bootstrap], clientId: 'compaction-test', logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  await admin.connect();
-  cleanups.push(() => admin.disconnect());
-  await admin.createTopics({
-    topics: [{ topic: TOPIC, numPartitions: 1, configEntries: [
-      { name: 'internal.segment.bytes', value: '4096' },
-      { name: 'local.retention.bytes', value: '0' },
-      { name: 'iceberg.commit.interval.ms', value: '200' },
-      { name: 'iceberg.compaction.min.input.files', value: '4' },
-      { name: 'iceberg.compaction.target.file.size.bytes', value: String(1 << 20) },
-    ] }],
-  });
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   cleanups.push(() => producer.disconnect());
@@ -141,22 +151,9 @@ test("compaction's scratch files go under the log dir, and a start removes what 
   await writeFile(join(scratch, 'floe-compact-left', 'table', 'data', 'x.parquet'), Buffer.alloc(1024, 7));
   // The OS temporary folder does not exist for this broker: a rewrite there would fail, and no compaction commit.
   const env = { ...process.env, TMPDIR: join(root, 'no-such-folder') };
-  const b = await spawnBroker(logDir, ['--remote.log.storage.system.enable=true', `--iceberg.warehouse=${join(root, 'warehouse')}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1', '--log.retention.check.interval.ms=200'], 0, { env });
-  cleanups.push(() => stop(b));
+  const { b, kafka, admin } = await compactingTopic(root, cleanups, [], env);
   assert.deepEqual(await readdir(scratch), [], 'the scratch folder is emptied at start');
 
-  const kafka = new Kafka({ brokers: [b.bootstrap], clientId: 'compaction-scratch-test', logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  await admin.connect();
-  cleanups.push(() => admin.disconnect());
-  await admin.createTopics({
-    topics: [{ topic: TOPIC, numPartitions: 1, configEntries: [
-      { name: 'internal.segment.bytes', value: '4096' },
-      { name: 'iceberg.commit.interval.ms', value: '200' },
-      { name: 'iceberg.compaction.min.input.files', value: '4' },
-      { name: 'iceberg.compaction.target.file.size.bytes', value: String(1 << 20) },
-    ] }],
-  });
   const producer = kafka.producer();
   await producer.connect();
   cleanups.push(() => producer.disconnect());
