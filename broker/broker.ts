@@ -15,6 +15,7 @@ import { EmbeddedMetadataStore } from './metadata/embedded-metadata-store.js';
 import type { MetadataStore } from './metadata/metadata-store.js';
 import { Router } from './router.js';
 import { KafkaServer } from './server/server.js';
+import { FramePool } from './server/frame-pool.js';
 import { ConnectionLimits, parseConnectionOverrides, resolveConnectionOverrides } from './server/connection-limits.js';
 import { TlsContext } from './security/tls.js';
 import { httpServerFactory } from './security/http-auth.js';
@@ -78,6 +79,12 @@ import { defaultSegmentCodec } from '../tiering/plugin/convert-codec.js';
 import { startAdminPort, type AdminPort } from './admin/admin-port.js';
 import { Readiness } from './admin/readiness.js';
 import { SchemaRegistry } from './schema-registry/registry.js';
+
+/**
+ * Request frames given back and waiting for reuse, in all (frame-pool.ts). In flight there are at most
+ * queued.max.requests frames per connection, each up to socket.request.max.bytes.
+ */
+const FRAME_POOL_IDLE_BYTES = 64 * 1024 * 1024;
 
 /** What handlers may be given: the broker's services, never its internals. */
 export interface BrokerServices {
@@ -235,6 +242,8 @@ export class Broker {
       config['max.connections.per.ip'],
       await resolveConnectionOverrides(parseConnectionOverrides(config['max.connections.per.ip.overrides']).overrides, async (host) => (await lookup(host, { all: true })).map((a) => a.address)),
     );
+    // Request frames of 4 KiB or more come from one pool for every listener; Produce frames go back to it.
+    const framePool = new FramePool(FRAME_POOL_IDLE_BYTES);
     const servers = parsed.listeners.map(
       (listener) =>
         new KafkaServer(
@@ -251,6 +260,8 @@ export class Broker {
             ...(metrics ? { traffic: metrics.traffic } : {}),
             badInputLog,
             limits,
+            framePool,
+            recyclable: router.recyclable,
           },
           log.child({ logger: 'server', listener: listener.name }),
         ),
@@ -271,7 +282,7 @@ export class Broker {
     const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, quotas, ...(tiering ? { tiering } : {}), ...(cleaner ? { cleaner } : {}), ...(sasl ? { sasl } : {}), ...(authorizer ? { authorizer } : {}) };
     const broker = new Broker(services, servers, tls, router, readiness, admin);
     for (const handler of defaultHandlers(services)) router.register(handler);
-    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: connectionCount, connectionsRefused: () => limits.refused(), quotas, authentication: () => ({ sasl: [...(sasl?.outcomes.values() ?? [])], tlsHandshakeFailures: servers.filter((sv) => sv.tls).map((sv) => ({ listener: sv.name, count: sv.tlsHandshakeFailures })) }), tiering, topics, cleaner });
+    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: connectionCount, connectionsRefused: () => limits.refused(), framePool, quotas, authentication: () => ({ sasl: [...(sasl?.outcomes.values() ?? [])], tlsHandshakeFailures: servers.filter((sv) => sv.tls).map((sv) => ({ listener: sv.name, count: sv.tlsHandshakeFailures })) }), tiering, topics, cleaner });
 
     if (config['schema.registry.port'] !== -1) {
       const registryCreateServer = http.createServer('schema.registry');

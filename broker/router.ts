@@ -67,6 +67,9 @@ export class Router {
     ].sort((a, b) => a.apiKey - b.apiKey);
   }
 
+  /** Whether a frame's handler keeps no view of it once answered, so that its memory may be reused (ApiHandler.keepsNoRequestBytes). */
+  readonly recyclable = (frame: Buffer): boolean => frame.length >= 2 && this.handlers.get(frame.readInt16BE(0))?.keepsNoRequestBytes === true;
+
   readonly handleFrame: FrameHandler = (frame: Buffer, conn: ConnectionInfo) => {
     const observer = this.observer;
     if (observer === undefined) return this.route(frame, conn);

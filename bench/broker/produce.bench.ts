@@ -7,6 +7,7 @@
 // Run:   npx tsx bench/broker/produce.bench.ts [--quick] [--build=src|dist] [--profile]
 // Options: --partitions=1,8,64 --batch=16k,1m --acks=1,-1 --connections=4 --window=8 --duration=3000
 //          --runs=5 (medians; one warm-up run is discarded) --value-bytes=512
+//          --floe-flags="--iceberg.enabled.default=false ..." (extra Floe settings)
 // Compiled: npm run build && node dist/bench/broker/produce.bench.js --build=dist
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
@@ -23,7 +24,7 @@ import { formatSize, mbPerSec, median, MiB, pct, perSec } from '../lib/stats.js'
 import { formatMarkdownTable, formatTable, progress, type Cell } from '../lib/table.js';
 import { PRODUCE_VERSION, produceWorkload, type LoadRequest, type ProduceWorkload } from '../lib/workload.js';
 
-const args = new BenchArgs(process.argv.slice(2), 'usage: produce.bench.ts [--quick] [--build=src|dist] [--profile] [--partitions=1,8,64] [--batch=16k,1m] [--acks=1,-1] [--connections=4] [--window=8] [--duration=ms] [--runs=n] [--value-bytes=512]');
+const args = new BenchArgs(process.argv.slice(2), 'usage: produce.bench.ts [--quick] [--build=src|dist] [--profile] [--partitions=1,8,64] [--batch=16k,1m] [--acks=1,-1] [--connections=4] [--window=8] [--duration=ms] [--runs=n] [--value-bytes=512] [--floe-flags="..."]');
 const quick = args.flag('quick');
 const build = args.string('build', 'src') as Build;
 const partitionsList = args.numbers('partitions', [1, 8, 64]);
@@ -35,6 +36,7 @@ const durationMs = args.number('duration', quick ? 1000 : 3000);
 const runs = args.number('runs', quick ? 3 : 5);
 const valueBytes = args.number('value-bytes', 512);
 const profile = args.flag('profile');
+const floeFlags = args.string('floe-flags', '').split(' ').filter((f) => f !== '');
 
 interface Row {
   partitions: number;
@@ -128,7 +130,7 @@ async function main(): Promise<void> {
     const floe = await spawnFloe({
       dataDir: floeData,
       build,
-      flags: ['--message.max.bytes=8388608', '--auto.create.topics.enable=false'],
+      flags: ['--message.max.bytes=8388608', '--auto.create.topics.enable=false', ...floeFlags],
       ...(profile ? { cpuProfDir: join(work, 'profile') } : {}),
     });
     servers.push(floe);
@@ -236,7 +238,7 @@ async function main(): Promise<void> {
       r.floeMainCpu.toFixed(2),
       r.ingestCpu.toFixed(2),
     ]);
-    const setup = `${connections} connections x ${window} requests in flight, ${runs} runs of ${durationMs} ms (medians, after a warm-up run), ${valueBytes}-byte values, broker build: ${build}`;
+    const setup = `${connections} connections x ${window} requests in flight, ${runs} runs of ${durationMs} ms (medians, after a warm-up run), ${valueBytes}-byte values, broker build: ${build}${floeFlags.length > 0 ? `, Floe flags: ${floeFlags.join(" ")}` : ""}`;
     console.log(`\nProduce throughput (MB/s of record batches), ${setup}\n`);
     console.log(formatTable(headers, table));
     console.log(`\nMarkdown:\n\n${formatMarkdownTable(headers, table)}`);

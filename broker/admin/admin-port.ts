@@ -23,7 +23,7 @@ import { BrokerMetrics } from './broker-metrics.js';
 import { registerPartitionMetrics } from './partition-metrics.js';
 import type { Readiness } from './readiness.js';
 import { healthRoutes, metricsRoutes } from './routes.js';
-import { registerServiceMetrics } from './service-metrics.js';
+import { registerServiceMetrics, type FramePoolCounts } from './service-metrics.js';
 import type { ClientQuotas } from '../quotas/client-quotas.js';
 import { registerCleanerMetrics } from './cleaner-metrics.js';
 import type { LogCleanerMetrics } from '../log/cleaner/log-cleaner.js';
@@ -42,6 +42,8 @@ export interface AdminSources {
   readonly connections: () => number;
   /** Connections refused by max.connections.per.ip, per listener. */
   readonly connectionsRefused: () => ReadonlyMap<string, number>;
+  /** Where request frames' memory comes from (fresh or reused). */
+  readonly framePool?: FramePoolCounts;
   /** SASL authentications by outcome, and TLS handshakes refused, per listener. */
   readonly authentication: () => AuthenticationCounts;
   /** Client quotas: throttled requests and their throttle time. */

@@ -17,10 +17,18 @@ export interface ServiceMetricsSources {
   readonly connections: () => number;
   /** Connections refused by max.connections.per.ip, per listener. */
   readonly connectionsRefused: () => ReadonlyMap<string, number>;
+  readonly framePool?: FramePoolCounts | undefined;
   readonly authentication: () => AuthenticationCounts;
   /** Client quotas, whose throttles are counted. */
   readonly quotas?: Pick<ClientQuotas, 'throttled'> | undefined;
   readonly tiering?: BrokerTiering | undefined;
+}
+
+/** The request frame pool's counters (server/frame-pool.ts). */
+export interface FramePoolCounts {
+  readonly allocated: number;
+  readonly reused: number;
+  readonly idleBytes: number;
 }
 
 export function registerServiceMetrics(metrics: BrokerMetrics, sources: ServiceMetricsSources): void {
@@ -43,6 +51,28 @@ export function registerServiceMetrics(metrics: BrokerMetrics, sources: ServiceM
       for (const [listener, n] of sources.connectionsRefused()) this.inc({ listener }, n);
     },
   });
+  const pool = sources.framePool;
+  if (pool !== undefined) {
+    new Counter({
+      name: 'floe_request_buffers_total',
+      help: 'Request frames of 4 KiB or more by where their memory came from: allocated afresh, or reused from an answered Produce request. Fresh allocations drive full garbage collections.',
+      labelNames: ['source'],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ source: 'allocated' }, pool.allocated);
+        this.inc({ source: 'reused' }, pool.reused);
+      },
+    });
+    new Gauge({
+      name: 'floe_request_buffers_idle_bytes',
+      help: 'Memory of answered requests kept for reuse by later ones.',
+      registers,
+      collect() {
+        this.set(pool.idleBytes);
+      },
+    });
+  }
   new Counter({
     name: 'floe_sasl_authentications_total',
     help: 'SASL authentications (re-authentications included), by listener, mechanism and result (success or failure).',

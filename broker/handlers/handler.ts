@@ -24,6 +24,13 @@ export interface ApiHandler {
   readonly minVersion: number;
   readonly maxVersion: number;
   /**
+   * True when the handler keeps no view of its request's bytes once `handle` has resolved (nor anything
+   * that still reads them: a pending write, a cache, a queue). The connection then reuses the request
+   * frame's memory for a later frame. Leave it unset unless every path through the handler is known to copy
+   * what it keeps.
+   */
+  readonly keepsNoRequestBytes?: boolean;
+  /**
    * Handles one request. Returns the response body, or undefined for a request that gets no response
    * (Produce with acks=0). Expected failures are Kafka error codes inside the response; throwing closes
    * the connection, so throw only for requests that make no sense.

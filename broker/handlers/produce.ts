@@ -59,6 +59,12 @@ export class ProduceHandler implements ApiHandler {
   readonly apiKey = 0;
   readonly minVersion = 0;
   readonly maxVersion = 11;
+  /**
+   * Every partition's append has settled before `handle` resolves (each promise in the response is the
+   * append's own, errors included), the log write has completed by then (segment.ts), and nothing keeps the
+   * records: producer state keeps numbers, validation decodes into values it drops.
+   */
+  readonly keepsNoRequestBytes = true;
   private readonly maxMessageBytes = new WeakMap<TopicRecord, number>();
   private readonly compacts = new WeakMap<TopicRecord, boolean>();
   /**

@@ -44,6 +44,8 @@ export class QuotaThrottledHandler implements ApiHandler {
   readonly apiKey: number;
   readonly minVersion: number;
   readonly maxVersion: number;
+  /** The inner handler's: this wrapper reads only the sizes of the request's record sets, before it resolves. */
+  readonly keepsNoRequestBytes: boolean | undefined;
   private readonly type: QuotaType;
 
   constructor(
@@ -55,6 +57,7 @@ export class QuotaThrottledHandler implements ApiHandler {
     this.apiKey = inner.apiKey;
     this.minVersion = inner.minVersion;
     this.maxVersion = inner.maxVersion;
+    this.keepsNoRequestBytes = inner.keepsNoRequestBytes;
     this.type = inner.apiKey === 0 ? 'produce' : 'fetch';
   }
 

@@ -10,6 +10,7 @@
 import type { Socket } from 'node:net';
 import type { Logger } from '../logger.js';
 import type { ConnectionSecurity } from '../security/session.js';
+import type { FramePool } from './frame-pool.js';
 import { FrameSplitter } from './frame-splitter.js';
 
 export interface ConnectionInfo {
@@ -53,7 +54,21 @@ export interface ConnectionOptions {
   readonly traffic?: TrafficCounters;
   /** Where warnings about a client's bad input go (rate-limited, shared by every connection); the connection's logger otherwise. */
   readonly badInputLog?: Pick<Logger, 'warn'>;
+  /** Where frames spanning reads are assembled (and frames copied out of a reused read buffer). */
+  readonly framePool?: FramePool;
+  /**
+   * Frames whose memory goes back to `framePool` once their handler has resolved: the handler must keep no
+   * view of such a frame after that (Produce: the log write completes before the answer).
+   */
+  readonly recyclable?: (frame: Buffer) => boolean;
 }
+
+/**
+ * How a connection receives bytes: 'data' events of chunks it may keep views of (TLS), or reads into
+ * memory the socket reuses (a plaintext socket created with `onread`), which the server forwards to
+ * `readTarget` and `landed`.
+ */
+export type ConnectionInput = 'data-events' | 'reused-buffer';
 
 type Slot = { done: boolean; response: ResponseFrame | undefined };
 
@@ -78,22 +93,35 @@ export class Connection {
     private readonly handler: FrameHandler,
     private readonly options: ConnectionOptions,
     private readonly log: Logger,
+    input: ConnectionInput = 'data-events',
   ) {
-    this.splitter = new FrameSplitter(options.maxFrameBytes);
+    this.splitter = new FrameSplitter(options.maxFrameBytes, options.framePool);
     socket.setNoDelay(true);
     if (options.idleMs > 0) socket.setTimeout(options.idleMs, () => this.onIdle());
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    if (input === 'data-events') socket.on('data', (chunk: Buffer) => this.onData(() => this.splitter.push(chunk), chunk.length));
+    // No 'data' listener puts the socket in flowing mode, so that the end of its input is seen.
+    else socket.resume();
     socket.on('drain', () => this.pump());
     socket.on('error', (err) => this.log.debug('connection error', { conn: info.id, err }));
     socket.on('close', () => this.onClose());
   }
 
-  private onData(chunk: Buffer): void {
-    if (this.options.traffic !== undefined) this.options.traffic.bytesIn += chunk.length;
+  /** Where the socket's next read should land ('reused-buffer' input): the rest of a large frame, or `scratch`. */
+  readTarget(scratch: Buffer): Buffer {
+    return this.splitter.readTarget(scratch);
+  }
+
+  /** `n` bytes were read into `into` ('reused-buffer' input); nothing keeps a view of `into` afterwards. */
+  landed(into: Buffer, n: number): void {
+    this.onData(() => this.splitter.landed(into, n), n);
+  }
+
+  private onData(split: () => Buffer[], bytes: number): void {
+    if (this.options.traffic !== undefined) this.options.traffic.bytesIn += bytes;
     if (this.draining) return;
     let frames: Buffer[];
     try {
-      frames = this.splitter.push(chunk);
+      frames = split();
     } catch (err) {
       (this.options.badInputLog ?? this.log).warn('closing connection: bad frame', { conn: this.info.id, listener: this.info.security.listener, remote: this.info.remoteAddress, err });
       this.destroy();
@@ -155,12 +183,21 @@ export class Connection {
     }
     if (result instanceof Promise) {
       result.then(
-        (response) => this.complete(slot, response),
+        (response) => {
+          this.recycle(frame);
+          this.complete(slot, response);
+        },
         (err: unknown) => this.fail(err),
       );
     } else {
+      this.recycle(frame);
       this.complete(slot, result);
     }
+  }
+
+  /** Gives a recyclable frame's memory back once its handler resolved (a failed one may still hold it). */
+  private recycle(frame: Buffer): void {
+    if (this.options.framePool !== undefined && this.options.recyclable?.(frame) === true) this.options.framePool.giveBack(frame);
   }
 
   private complete(slot: Slot, response: ResponseFrame | undefined): void {
@@ -259,6 +296,9 @@ export class Connection {
     if (this.closed) return;
     await new Promise<void>((resolve) => {
       this.socket.once('close', () => resolve());
+      // Reading again (what arrives is dropped) lets the socket see the client's end: a socket reading into
+      // a reused buffer stops reading altogether while paused.
+      this.socket.resume();
       this.socket.end();
       setTimeout(() => {
         this.destroy();

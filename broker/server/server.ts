@@ -7,13 +7,13 @@
  * untrusted certificate) is dropped at the TLS layer and never reaches the frame handler; with
  * ssl.client.auth=requested a certificate that was offered but does not verify closes the connection too.
  */
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, Socket, type Server, type SocketConstructorOpts } from 'node:net';
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import type { ListenerSpec } from '../config/listeners.js';
 import type { Logger } from '../logger.js';
 import { newConnectionSecurity } from '../security/session.js';
 import { tlsPrincipal, type TlsContext } from '../security/tls.js';
-import { Connection, type ConnectionOptions, type FrameHandler } from './connection.js';
+import { Connection, type ConnectionInput, type ConnectionOptions, type FrameHandler } from './connection.js';
 import type { ConnectionLimits } from './connection-limits.js';
 
 export interface ListenOptions extends ConnectionOptions {
@@ -29,6 +29,43 @@ export interface ListenOptions extends ConnectionOptions {
 
 /** Shared by every listener so that connection ids stay unique across them. */
 let nextConnectionId = 1;
+
+/**
+ * What a plaintext socket reads into before its connection copies the bytes out (or reads straight into a
+ * large frame's own buffer instead). One per listener: every read callback runs to its end on this thread
+ * before the next read starts, and each copies out what it needs.
+ */
+const SCRATCH_BYTES = 128 * 1024;
+
+/**
+ * A socket that reads into memory its connection chooses (`onread`) rather than into a new Buffer per read,
+ * so that reading allocates nothing (frame-pool.ts says why that matters). Node offers `onread` only to
+ * sockets it constructs, so the accepted socket, paused since accept (`pauseOnConnect`), hands its handle to
+ * a new one, which also takes its place in the server's count of open connections (so `server.close()`
+ * still waits for it). `_handle` and `_server` are Node's own fields: there is no public way to do this, and
+ * server.test.ts checks both the reads and the count.
+ */
+function withReadBuffer(accepted: Socket, onread: { buffer: () => Buffer; callback: (n: number, into: Buffer) => void }): Socket {
+  const old = accepted as unknown as { _handle: unknown; _server: unknown; server: unknown };
+  const socket = new Socket({
+    handle: old._handle,
+    readable: true,
+    writable: true,
+    onread: {
+      buffer: onread.buffer,
+      callback: (n: number, into: Uint8Array) => {
+        onread.callback(n, into as Buffer);
+        return true;
+      },
+    },
+  } as SocketConstructorOpts);
+  const adopted = socket as unknown as { _server: unknown; server: unknown };
+  adopted._server = old._server;
+  adopted.server = old.server;
+  old._handle = null;
+  old._server = null;
+  return socket;
+}
 
 export class KafkaServer {
   private readonly server: Server | TlsServer;
@@ -52,8 +89,15 @@ export class KafkaServer {
       });
       this.server = server;
     } else {
-      this.server = createServer((socket) => {
-        if (this.admit(socket)) this.accept(socket, undefined);
+      const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
+      this.server = createServer({ pauseOnConnect: true }, (accepted) => {
+        let conn: Connection | undefined;
+        const socket = withReadBuffer(accepted, {
+          // The first call comes before the connection exists.
+          buffer: () => conn?.readTarget(scratch) ?? scratch,
+          callback: (n, into) => conn?.landed(into, n),
+        });
+        if (this.admit(socket)) conn = this.accept(socket, undefined, 'reused-buffer');
       });
     }
   }
@@ -111,7 +155,7 @@ export class KafkaServer {
     return true;
   }
 
-  private accept(socket: Socket, principal: string | undefined): void {
+  private accept(socket: Socket, principal: string | undefined, input: ConnectionInput = 'data-events'): Connection {
     const listener = this.options.listener;
     const security = newConnectionSecurity(listener?.name ?? 'PLAINTEXT', listener?.protocol ?? 'PLAINTEXT', principal);
     const conn = new Connection(
@@ -120,9 +164,11 @@ export class KafkaServer {
       this.handler,
       this.options,
       this.log,
+      input,
     );
     this.connections.add(conn);
     socket.on('close', () => this.connections.delete(conn));
+    return conn;
   }
 
   get connectionCount(): number {

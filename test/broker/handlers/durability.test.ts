@@ -4,10 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
-import { decodeRecordBatch } from '../../../protocol/record-batch/record-batch.js';
-import { iterateBatches } from '../../../protocol/record-batch/batches.js';
 import { spawnBroker, tempDir, type BrokerProcess } from '../../helpers/broker.js';
-import { WireClient, batchOf, fetchBody, fetchPartitions, firstPartition, produceBody } from './wire-client.js';
+import { WireClient, batchOf, firstPartition, produceBody, readAll } from './wire-client.js';
 
 async function stop(proc: BrokerProcess, signal: NodeJS.Signals): Promise<void> {
   proc.child.kill(signal);
@@ -18,22 +16,6 @@ async function initProducer(client: WireClient): Promise<bigint> {
   const r = await client.request(22, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
   assert.equal(r.errorCode, 0);
   return r.producerId as bigint;
-}
-
-/** Every record of a partition as [offset, value], read with Fetch from the log start to the end. */
-async function readAll(client: WireClient, topic: string, partition: number): Promise<[number, string][]> {
-  const out: [number, string][] = [];
-  for (let offset = 0n; ; ) {
-    const [p] = fetchPartitions(await client.request(1, 11, fetchBody(topic, [{ partition, fetchOffset: offset, partitionMaxBytes: 1 << 20 }])));
-    assert.equal(p?.errorCode, 0);
-    const records = p?.records ?? Buffer.alloc(0);
-    if (records.length === 0) return out;
-    for (const b of iterateBatches(records)) {
-      const batch = decodeRecordBatch(records, b.start);
-      for (const r of batch.records) out.push([Number(batch.baseOffset) + r.offsetDelta, r.value?.toString() ?? '']);
-      offset = b.lastOffset + 1n;
-    }
-  }
 }
 
 test('SIGTERM and restart: records, topic and idempotent producer state survive; a resent batch gets its original offset', async (t) => {

@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { BATCH_OFFSETS } from '../../../protocol/record-batch/header.js';
 import { startBroker } from '../../helpers/broker.js';
-import { WireClient, batchOf, fetchBody, fetchPartitions, firstPartition, produceBody } from './wire-client.js';
+import { WireClient, batchOf, fetchBody, fetchPartitions, firstPartition, produceBody, readAll } from './wire-client.js';
 
 async function setup(t: { after(fn: () => Promise<void> | void): void }, flags: string[] = []) {
   const broker = await startBroker(flags);
@@ -111,4 +112,22 @@ test('InitProducerId with a transactional id gets an id from the transaction coo
   assert.equal(r.producerEpoch, 0);
   const again = await client.request(22, 4, { transactionalId: 'tx-1', transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
   assert.deepEqual([again.errorCode, again.producerId, again.producerEpoch], [ErrorCode.NONE, r.producerId, 1]);
+});
+
+test('pipelined produce requests of large batches are stored exactly while request memory is reused', async (t) => {
+  const { broker, client } = await setup(t);
+  const values = Array.from({ length: 40 }, () => Array.from({ length: 3 }, () => randomBytes(75_000).toString('base64')));
+  const produce = (from: number, to: number) => Promise.all(values.slice(from, to).map((v) => client.request(0, 9, produceBody('big', 0, batchOf(v), 1))));
+  // The first request creates the topic; then many are in flight at once on one connection, each ~300 KB
+  // (written to the log on the thread pool, so a request's memory is in use while later ones arrive).
+  assert.equal(firstPartition((await produce(0, 1))[0] ?? {}).errorCode, 0);
+  for (const r of [...(await produce(1, 20)), ...(await produce(20, 40))]) assert.equal(firstPartition(r).errorCode, 0);
+  const stored = await readAll(client, 'big', 0);
+  assert.deepEqual(
+    stored.map(([, v]) => v),
+    values.flat(),
+  );
+  const metrics = await (await fetch(`${broker.adminUrl}/metrics`)).text();
+  const reused = Number(/^floe_request_buffers_total\{source="reused"\} (\d+)$/m.exec(metrics)?.[1]);
+  assert.ok(reused > 0, `request memory was reused (${reused} times)`);
 });

@@ -3,7 +3,9 @@
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { decodeResponse, encodeRequest } from '../../../protocol/index.js';
-import { encodeRecordBatch, type EncodeRecordBatchInput } from '../../../protocol/record-batch/record-batch.js';
+import assert from 'node:assert/strict';
+import { decodeRecordBatch, encodeRecordBatch, type EncodeRecordBatchInput } from '../../../protocol/record-batch/record-batch.js';
+import { iterateBatches } from '../../../protocol/record-batch/batches.js';
 
 export type Body = Record<string, unknown>;
 
@@ -137,4 +139,20 @@ export interface FetchPartition {
 
 export function fetchPartitions(res: Body): FetchPartition[] {
   return (res.responses as { partitions: FetchPartition[] }[]).flatMap((t) => t.partitions);
+}
+
+/** Every record of a partition as [offset, value], read with Fetch from the log start to the end. */
+export async function readAll(client: WireClient, topic: string, partition: number): Promise<[number, string][]> {
+  const out: [number, string][] = [];
+  for (let offset = 0n; ; ) {
+    const [p] = fetchPartitions(await client.request(1, 11, fetchBody(topic, [{ partition, fetchOffset: offset, partitionMaxBytes: 1 << 20 }])));
+    assert.equal(p?.errorCode, 0);
+    const records = p?.records ?? Buffer.alloc(0);
+    if (records.length === 0) return out;
+    for (const b of iterateBatches(records)) {
+      const batch = decodeRecordBatch(records, b.start);
+      for (const r of batch.records) out.push([Number(batch.baseOffset) + r.offsetDelta, r.value?.toString() ?? '']);
+      offset = b.lastOffset + 1n;
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { FramePool } from '../../../broker/server/frame-pool.js';
 import { FrameSplitter, FrameTooLargeError, InvalidFrameSizeError } from '../../../broker/server/frame-splitter.js';
 
 function frame(payload: Buffer): Buffer {
@@ -53,4 +54,53 @@ test('oversized and non-positive sizes are rejected before buffering', () => {
   neg.writeInt32BE(-5);
   assert.throws(() => new FrameSplitter(100).push(neg), InvalidFrameSizeError);
   assert.throws(() => new FrameSplitter(100).push(Buffer.alloc(4)), InvalidFrameSizeError);
+});
+
+/**
+ * Feeds `stream` as a socket reading into reused memory would: each read fills at most `readSize` bytes of
+ * the target the splitter asked for, and the scratch buffer is overwritten after every read, so a frame
+ * that kept a view of it would come out corrupted.
+ */
+function readThrough(s: FrameSplitter, stream: Buffer, readSize: () => number, scratch = Buffer.alloc(4096)): { frames: Buffer[]; direct: number } {
+  const frames: Buffer[] = [];
+  let pos = 0;
+  let direct = 0;
+  while (pos < stream.length) {
+    const target = s.readTarget(scratch);
+    if (target !== scratch) direct++;
+    const n = Math.min(readSize(), target.length, stream.length - pos);
+    stream.copy(target, 0, pos, pos + n);
+    pos += n;
+    frames.push(...s.landed(target, n));
+    scratch.fill(0xee);
+  }
+  return { frames, direct };
+}
+
+test('reads into reused memory: frames are copied out whole, large ones read straight into their buffer', () => {
+  const rand = rng(7);
+  const payloads = Array.from({ length: 300 }, (_, i) => {
+    const size = i % 10 === 0 ? 64 * 1024 + Math.floor(rand() * 300_000) : 1 + Math.floor(rand() * 9000);
+    return Buffer.from(Array.from({ length: size }, () => Math.floor(rand() * 256)));
+  });
+  const stream = Buffer.concat(payloads.map(frame));
+  for (const pool of [undefined, new FramePool(1 << 30)]) {
+    const { frames, direct } = readThrough(new FrameSplitter(1 << 20, pool), stream, () => 1 + Math.floor(rand() * 100_000));
+    assert.equal(frames.length, payloads.length);
+    frames.forEach((f, i) => assert.ok(f.equals(payloads[i] ?? Buffer.alloc(0)), `frame ${i}`));
+    assert.ok(direct > 0, 'the rest of a large frame is read into the frame');
+  }
+});
+
+test('reads into reused memory: a size prefix split across reads, and bad sizes', () => {
+  const payloads = [Buffer.from('x'), Buffer.alloc(70_000, 3), Buffer.from('yz')];
+  const stream = Buffer.concat(payloads.map(frame));
+  const { frames } = readThrough(new FrameSplitter(1 << 20), stream, () => 3);
+  assert.deepEqual(frames, payloads);
+  const s = new FrameSplitter(100);
+  const big = Buffer.alloc(8);
+  big.writeInt32BE(101);
+  const target = s.readTarget(Buffer.alloc(16));
+  big.copy(target);
+  assert.throws(() => s.landed(target, 8), FrameTooLargeError);
 });

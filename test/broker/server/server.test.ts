@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
+import { createHash, randomBytes } from 'node:crypto';
 import { KafkaServer } from '../../../broker/server/server.js';
+import { FramePool } from '../../../broker/server/frame-pool.js';
 import type { FrameHandler } from '../../../broker/server/connection.js';
 import { createLogger } from '../../../broker/logger.js';
 
@@ -153,4 +155,71 @@ test('graceful close finishes in-flight requests and flushes their responses', a
   assert.equal(got[0]?.[1], 7);
   await closing;
   assert.equal(server.connectionCount, 0);
+});
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest();
+
+test('a plaintext connection reads large frames exactly, and leaves the server when its client does', async (t) => {
+  // The handler hashes each frame after a delay, so a frame whose memory a later read reused would differ.
+  const { server, port } = await start(async (f) => {
+    await new Promise((r) => setTimeout(r, f[0] ?? 0));
+    return frame(sha(f));
+  }, { maxFrameBytes: 4 << 20 });
+  const sock = connect(port, '127.0.0.1');
+  t.after(() => sock.destroy());
+  const read = reader(sock);
+  await once(sock, 'connect');
+  const payloads = [1 << 20, 10, 300_000, 70_000, 5, 2 << 20].map((n, i) => {
+    const b = randomBytes(n);
+    b[0] = (i * 7) % 20;
+    return b;
+  });
+  const stream = Buffer.concat(payloads.map(frame));
+  // Written in odd pieces, so frames and size prefixes straddle reads.
+  for (let pos = 0; pos < stream.length; pos += 99_991) sock.write(stream.subarray(pos, pos + 99_991));
+  const got = await read(payloads.length);
+  got.forEach((h, i) => assert.ok(h.equals(sha(payloads[i] ?? Buffer.alloc(0))), `frame ${i}`));
+  assert.equal(server.connectionCount, 1);
+  sock.destroy();
+  while (server.connectionCount > 0) await new Promise((r) => setTimeout(r, 10));
+  // The server counts the connection as closed too, or close() would wait for it.
+  await server.close(100);
+});
+
+test('recyclable frames go back to the pool once answered; other frames and failed requests do not', async (t) => {
+  const pool = new FramePool(64 << 20);
+  let handled = 0;
+  const { server, port } = await start(
+    async (f) => {
+      await new Promise((r) => setTimeout(r, handled++ % 3));
+      if (f[1] === 9) throw new Error('refused');
+      return frame(sha(f));
+    },
+    { framePool: pool, recyclable: (f) => f[0] === 1, maxFrameBytes: 1 << 20 },
+  );
+  t.after(() => server.close(100));
+  const sock = connect(port, '127.0.0.1');
+  t.after(() => sock.destroy());
+  const read = reader(sock);
+  await once(sock, 'connect');
+  // Pipelined, so several are in flight at once: each must keep its own memory until answered.
+  const payloads = Array.from({ length: 40 }, (_, i) => {
+    const b = randomBytes(200_000 + i);
+    b[0] = i < 20 ? 0 : 1;
+    b[1] = 0;
+    return b;
+  });
+  sock.write(Buffer.concat(payloads.slice(0, 20).map(frame)));
+  (await read(20)).forEach((h, i) => assert.ok(h.equals(sha(payloads[i] ?? Buffer.alloc(0))), `frame ${i}`));
+  assert.equal(pool.idleBytes, 0, 'frames that are not recyclable are not given back');
+  sock.write(Buffer.concat(payloads.slice(20).map(frame)));
+  (await read(40)).slice(20).forEach((h, i) => assert.ok(h.equals(sha(payloads[20 + i] ?? Buffer.alloc(0))), `frame ${20 + i}`));
+  assert.ok(pool.idleBytes > 0, 'answered recyclable frames are given back');
+  const idle = pool.idleBytes;
+  const failing = randomBytes(200_000);
+  failing[0] = 1;
+  failing[1] = 9;
+  sock.write(frame(failing));
+  await once(sock, 'close');
+  assert.ok(pool.idleBytes < idle, 'a failed request does not give its frame back (its handler may still hold it)');
 });
