@@ -8,6 +8,7 @@
 // Options: --partitions=1,8,64 --batch=16k,1m --acks=1,-1 --connections=4 --window=8 --duration=3000
 //          --runs=5 (medians; one warm-up run is discarded) --value-bytes=512
 //          --floe-flags="--iceberg.enabled.default=false ..." (extra Floe settings)
+//          --gc (Floe runs with --trace-gc: full mark-compacts per GB acknowledged, a column)
 // Compiled: npm run build && node dist/bench/broker/produce.bench.js --build=dist
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
@@ -37,6 +38,7 @@ const runs = args.number('runs', quick ? 3 : 5);
 const valueBytes = args.number('value-bytes', 512);
 const profile = args.flag('profile');
 const floeFlags = args.string('floe-flags', '').split(' ').filter((f) => f !== '');
+const traceGc = args.flag('gc');
 
 interface Row {
   partitions: number;
@@ -51,6 +53,8 @@ interface Row {
   floeCpu: number;
   floeMainCpu: number;
   ingestCpu: number;
+  /** Full (mark-compact) garbage collections of Floe per GB acknowledged, with --gc. */
+  floeFullGcs: number;
 }
 
 /** MB/s of record batch bytes answered in one closed-loop run. */
@@ -132,7 +136,11 @@ async function main(): Promise<void> {
       build,
       flags: ['--message.max.bytes=8388608', '--auto.create.topics.enable=false', ...floeFlags],
       ...(profile ? { cpuProfDir: join(work, 'profile') } : {}),
+      ...(traceGc ? { nodeFlags: ['--trace-gc'] } : {}),
     });
+    // With --trace-gc, V8 prints a line per collection on stdout.
+    let fullGcs = 0;
+    if (traceGc) floe.child.stdout?.on('data', (chunk: Buffer) => (fullGcs += chunk.toString().split('Mark-Compact').length - 1));
     servers.push(floe);
     const sink = await spawnBaseline('sink');
     servers.push(sink);
@@ -153,7 +161,7 @@ async function main(): Promise<void> {
           clients.push(cFloe, cSink, cIngest);
           const check = responseChecker();
           let floeRecords = 0;
-          const samples = { floe: [] as number[], records: [] as number[], sink: [] as number[], ingest: [] as number[], file: [] as number[], floeCpu: [] as number[], floeMainCpu: [] as number[], ingestCpu: [] as number[] };
+          const samples = { floe: [] as number[], records: [] as number[], sink: [] as number[], ingest: [] as number[], file: [] as number[], floeCpu: [] as number[], floeMainCpu: [] as number[], ingestCpu: [] as number[], floeFullGcs: [] as number[] };
           const floePid = floe.child.pid!;
           const ingestPid = ingest.child.pid!;
           // Run 0 warms everything up and is discarded; later runs rotate the order so none always goes first.
@@ -163,6 +171,7 @@ async function main(): Promise<void> {
               ['floe', async () => {
                 const cpu0 = cpuSeconds(floePid);
                 const main0 = threadCpuSeconds(floePid);
+                const gcs0 = fullGcs;
                 const r = await cFloe.closedLoop(w.requests, { window, durationMs: ms, onResponse: check.onResponse });
                 const t = throughput(w, r);
                 floeRecords += t.records;
@@ -170,6 +179,7 @@ async function main(): Promise<void> {
                   samples.records.push(perSec(t.records, r.ns));
                   samples.floeCpu.push((cpuSeconds(floePid) - cpu0) / (t.bytes / 1e9));
                   samples.floeMainCpu.push((threadCpuSeconds(floePid) - main0) / (t.bytes / 1e9));
+                  samples.floeFullGcs.push((fullGcs - gcs0) / (t.bytes / 1e9));
                 }
                 return t.mbps;
               }],
@@ -214,6 +224,7 @@ async function main(): Promise<void> {
             floeCpu: median(samples.floeCpu),
             floeMainCpu: median(samples.floeMainCpu),
             ingestCpu: median(samples.ingestCpu),
+            floeFullGcs: median(samples.floeFullGcs),
           });
         }
       }
@@ -221,7 +232,7 @@ async function main(): Promise<void> {
     await floeAdmin.close();
     await Promise.all(servers.map((s) => s.stop()));
 
-    const headers = ['partitions', 'batch', 'acks', 'Floe MB/s', 'Floe records/s', 'sink MB/s', 'ingest MB/s', 'file MB/s', 'Floe/sink', 'Floe/ingest', 'Floe/file', 'Floe CPU s/GB', 'main thread', 'ingest CPU s/GB'];
+    const headers = ['partitions', 'batch', 'acks', 'Floe MB/s', 'Floe records/s', 'sink MB/s', 'ingest MB/s', 'file MB/s', 'Floe/sink', 'Floe/ingest', 'Floe/file', 'Floe CPU s/GB', 'main thread', 'ingest CPU s/GB', ...(traceGc ? ['Floe full GCs/GB'] : [])];
     const table: Cell[][] = rows.map((r) => [
       r.partitions,
       formatSize(r.batchBytes),
@@ -237,6 +248,7 @@ async function main(): Promise<void> {
       r.floeCpu.toFixed(2),
       r.floeMainCpu.toFixed(2),
       r.ingestCpu.toFixed(2),
+      ...(traceGc ? [r.floeFullGcs.toFixed(0)] : []),
     ]);
     const setup = `${connections} connections x ${window} requests in flight, ${runs} runs of ${durationMs} ms (medians, after a warm-up run), ${valueBytes}-byte values, broker build: ${build}${floeFlags.length > 0 ? `, Floe flags: ${floeFlags.join(" ")}` : ""}`;
     console.log(`\nProduce throughput (MB/s of record batches), ${setup}\n`);

@@ -65,6 +65,8 @@ export interface FloeOptions {
   readonly flags?: readonly string[];
   /** Write a V8 CPU profile of the broker into this directory when it stops. */
   readonly cpuProfDir?: string;
+  /** Extra flags for node itself (`--trace-gc`). */
+  readonly nodeFlags?: readonly string[];
 }
 
 /**
@@ -74,7 +76,7 @@ export interface FloeOptions {
 export async function spawnFloe(o: FloeOptions): Promise<ChildServer> {
   const main = o.build === 'dist' ? join(REPO_ROOT, 'dist/broker/main.js') : join(REPO_ROOT, 'broker/main.ts');
   if (!existsSync(main)) throw new Error(`${main} does not exist${o.build === 'dist' ? '; run `npm run build` first' : ''}`);
-  const prof = o.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`];
+  const prof = [...(o.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`]), ...(o.nodeFlags ?? [])];
   return startChild(
     nodeArgs(main, prof).concat([
       '--listeners=PLAINTEXT://127.0.0.1:0',
