@@ -81,8 +81,8 @@ import { Readiness } from './admin/readiness.js';
 import { SchemaRegistry } from './schema-registry/registry.js';
 
 /**
- * Request frames given back and waiting for reuse, in all (frame-pool.ts). In flight there are at most
- * queued.max.requests frames per connection, each up to socket.request.max.bytes.
+ * Request frames (or record sets) given back and waiting for reuse, in all, per pool (frame-pool.ts). In
+ * flight there are at most queued.max.requests frames per connection, each up to socket.request.max.bytes.
  */
 const FRAME_POOL_IDLE_BYTES = 64 * 1024 * 1024;
 
@@ -114,6 +114,8 @@ export interface BrokerServices {
   readonly authorizer?: AclAuthorizer;
   /** Client quotas (producer_byte_rate, consumer_byte_rate), stored in the metadata store. */
   readonly quotas: ClientQuotas;
+  /** Memory Fetch reads record sets into; the connection gives it back once the response is written. */
+  readonly recordSetBuffers?: FramePool;
 }
 
 export interface BrokerStartOptions {
@@ -244,6 +246,9 @@ export class Broker {
     );
     // Request frames of 4 KiB or more come from one pool for every listener; Produce frames go back to it.
     const framePool = new FramePool(FRAME_POOL_IDLE_BYTES);
+    // Fetch reads the local log into a second pool, whose buffers go back once their response is written:
+    // only what Fetch lent from it can be given back, whatever else a response holds.
+    const recordSetBuffers = new FramePool(FRAME_POOL_IDLE_BYTES);
     const servers = parsed.listeners.map(
       (listener) =>
         new KafkaServer(
@@ -262,6 +267,7 @@ export class Broker {
             limits,
             framePool,
             recyclable: router.recyclable,
+            responsePool: recordSetBuffers,
           },
           log.child({ logger: 'server', listener: listener.name }),
         ),
@@ -279,10 +285,10 @@ export class Broker {
     readiness.done('transactions');
     const cleaner = config['log.cleaner.enable'] ? startLogCleaner(config, logs, appender, tiering, log.child({ logger: 'log-cleaner' })) : undefined;
     const quotas = new ClientQuotas(metadata, quotaWindows(config));
-    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, quotas, ...(tiering ? { tiering } : {}), ...(cleaner ? { cleaner } : {}), ...(sasl ? { sasl } : {}), ...(authorizer ? { authorizer } : {}) };
+    const services: BrokerServices = { config, identity, metadata, logs, topics, log, appender, fetchWaiters, groups, transactions, quotas, recordSetBuffers, ...(tiering ? { tiering } : {}), ...(cleaner ? { cleaner } : {}), ...(sasl ? { sasl } : {}), ...(authorizer ? { authorizer } : {}) };
     const broker = new Broker(services, servers, tls, router, readiness, admin);
     for (const handler of defaultHandlers(services)) router.register(handler);
-    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: connectionCount, connectionsRefused: () => limits.refused(), framePool, quotas, authentication: () => ({ sasl: [...(sasl?.outcomes.values() ?? [])], tlsHandshakeFailures: servers.filter((sv) => sv.tls).map((sv) => ({ listener: sv.name, count: sv.tlsHandshakeFailures })) }), tiering, topics, cleaner });
+    admin?.attach({ logs, metadata, log: log.child({ logger: 'metrics' }), router, connections: connectionCount, connectionsRefused: () => limits.refused(), buffers: { requests: framePool, record_sets: recordSetBuffers }, quotas, authentication: () => ({ sasl: [...(sasl?.outcomes.values() ?? [])], tlsHandshakeFailures: servers.filter((sv) => sv.tls).map((sv) => ({ listener: sv.name, count: sv.tlsHandshakeFailures })) }), tiering, topics, cleaner });
 
     if (config['schema.registry.port'] !== -1) {
       const registryCreateServer = http.createServer('schema.registry');
@@ -419,6 +425,7 @@ function startLogCleaner(config: BrokerConfig, logs: LogManager, appender: Parti
 /** One handler per API; each gets only the services it needs. */
 export function defaultHandlers(s: BrokerServices): ApiHandler[] {
   const child = (name: string) => s.log.child({ logger: name });
+  const recordSets = s.recordSetBuffers;
   return [
     new MetadataHandler(s.topics, s.identity, child('metadata')),
     new DescribeTopicPartitionsHandler(s.topics, s.identity),
@@ -431,7 +438,7 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new DescribeClusterHandler(s.identity),
     new DescribeLogDirsHandler(s.topics, localLogDir(s.config['log.dirs']), child('describe-log-dirs')),
     new QuotaThrottledHandler(new ProduceHandler(s.topics, s.appender, s.config, child('produce'), s.transactions.coordinator), s.quotas, quotaWindows(s.config)),
-    new QuotaThrottledHandler(new FetchHandler(s.topics, s.fetchWaiters, child('fetch'), Date.now, s.tiering, s.appender), s.quotas, quotaWindows(s.config)),
+    new QuotaThrottledHandler(new FetchHandler(s.topics, s.fetchWaiters, child('fetch'), Date.now, s.tiering, s.appender, recordSets ? (n) => recordSets.lend(n) : undefined), s.quotas, quotaWindows(s.config)),
     new ListOffsetsHandler(s.topics, child('list-offsets'), s.tiering, s.appender),
     new InitProducerIdHandler(s.metadata, s.transactions.coordinator, child('init-producer-id')),
     new DeleteRecordsHandler(s.topics, child('delete-records'), s.tiering),

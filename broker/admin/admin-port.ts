@@ -42,8 +42,8 @@ export interface AdminSources {
   readonly connections: () => number;
   /** Connections refused by max.connections.per.ip, per listener. */
   readonly connectionsRefused: () => ReadonlyMap<string, number>;
-  /** Where request frames' memory comes from (fresh or reused). */
-  readonly framePool?: FramePoolCounts;
+  /** Pools of reusable memory by name, and where their buffers came from (fresh or reused). */
+  readonly buffers?: Readonly<Record<string, FramePoolCounts>>;
   /** SASL authentications by outcome, and TLS handshakes refused, per listener. */
   readonly authentication: () => AuthenticationCounts;
   /** Client quotas: throttled requests and their throttle time. */

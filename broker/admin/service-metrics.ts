@@ -17,7 +17,8 @@ export interface ServiceMetricsSources {
   readonly connections: () => number;
   /** Connections refused by max.connections.per.ip, per listener. */
   readonly connectionsRefused: () => ReadonlyMap<string, number>;
-  readonly framePool?: FramePoolCounts | undefined;
+  /** Pools of reusable memory, by name: `requests` (request frames), `record_sets` (what Fetch reads). */
+  readonly buffers?: Readonly<Record<string, FramePoolCounts>> | undefined;
   readonly authentication: () => AuthenticationCounts;
   /** Client quotas, whose throttles are counted. */
   readonly quotas?: Pick<ClientQuotas, 'throttled'> | undefined;
@@ -51,25 +52,29 @@ export function registerServiceMetrics(metrics: BrokerMetrics, sources: ServiceM
       for (const [listener, n] of sources.connectionsRefused()) this.inc({ listener }, n);
     },
   });
-  const pool = sources.framePool;
-  if (pool !== undefined) {
+  const pools = sources.buffers;
+  if (pools !== undefined) {
     new Counter({
-      name: 'floe_request_buffers_total',
-      help: 'Request frames of 4 KiB or more by where their memory came from: allocated afresh, or reused from an answered Produce request. Fresh allocations drive full garbage collections.',
-      labelNames: ['source'],
+      name: 'floe_buffers_total',
+      help: 'Buffers of 4 KiB or more, by pool (requests: request frames; record_sets: what Fetch reads from the log) and by where their memory came from: allocated afresh, or reused once an earlier one was done. Fresh allocations drive full garbage collections.',
+      labelNames: ['pool', 'source'],
       registers,
       collect() {
         this.reset();
-        this.inc({ source: 'allocated' }, pool.allocated);
-        this.inc({ source: 'reused' }, pool.reused);
+        for (const [pool, counts] of Object.entries(pools)) {
+          this.inc({ pool, source: 'allocated' }, counts.allocated);
+          this.inc({ pool, source: 'reused' }, counts.reused);
+        }
       },
     });
     new Gauge({
-      name: 'floe_request_buffers_idle_bytes',
-      help: 'Memory of answered requests kept for reuse by later ones.',
+      name: 'floe_buffers_idle_bytes',
+      help: 'Memory given back and kept for reuse, by pool.',
+      labelNames: ['pool'],
       registers,
       collect() {
-        this.set(pool.idleBytes);
+        this.reset();
+        for (const [pool, counts] of Object.entries(pools)) this.set({ pool }, counts.idleBytes);
       },
     });
   }

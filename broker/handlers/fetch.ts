@@ -110,6 +110,11 @@ export class FetchHandler implements ApiHandler {
     private readonly remote?: RemoteLogReader,
     /** Producer state: last stable offsets and aborted transactions. */
     private readonly producers?: Pick<PartitionAppender, 'readState' | 'loadedState'>,
+    /**
+     * Memory the local log's record sets are read into. The connection gives it back once the socket has
+     * written the response (ConnectionOptions.framePool), so nothing else may keep a view of those bytes.
+     */
+    private readonly readBuffers: (bytes: number) => Buffer = Buffer.allocUnsafe,
   ) {}
 
   async handle(body: Body, ctx: HandlerContext): Promise<Body> {
@@ -226,7 +231,7 @@ export class FetchHandler implements ApiHandler {
           } else if (fetchOffset < readLimit) {
             // The first partition with data may exceed the limits by one batch; later ones may not.
             const limit = Math.max(0, Math.min(p.partitionMaxBytes, budget));
-            const r = await log.read(fetchOffset, limit, { maxOffset: readLimit, minOneBatch: pass.bytes === 0 }).catch(async (err: unknown) => {
+            const r = await log.read(fetchOffset, limit, { maxOffset: readLimit, minOneBatch: pass.bytes === 0, allocate: this.readBuffers }).catch(async (err: unknown) => {
               // The local hand-off deleted the segment during the read: tiered storage holds it now.
               const remote = this.remote;
               if (!(isLogError(err, 'OFFSET_OUT_OF_RANGE') && remote && fetchOffset < log.logStartOffset && fetchOffset >= remote.logStartOffset(t.name, p.partition, log.logStartOffset))) throw err;

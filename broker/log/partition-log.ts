@@ -71,6 +71,8 @@ export interface ReadOptions {
   maxOffset?: number;
   /** Return the first batch even if it is bigger than maxBytes (default true, Kafka's rule). */
   minOneBatch?: boolean;
+  /** Where the bytes are read into (a fresh Buffer by default): a Fetch for a client reads into reusable memory. */
+  allocate?: (bytes: number) => Buffer;
 }
 
 export interface LogReadResult extends SegmentRead {
@@ -352,7 +354,7 @@ export class PartitionLog {
     for (;;) {
       const segs = this.segments;
       try {
-        return await this.readFrom(segs, fetchOffset, maxBytes, upper, minOneBatch, logStartOffset, logEndOffset);
+        return await this.readFrom(segs, fetchOffset, maxBytes, upper, minOneBatch, logStartOffset, logEndOffset, options.allocate);
       } catch (err) {
         // The log cleaner replaced a segment under this read: read again from the new list.
         if (segs === this.segments || this.closed || !segs.some((s) => s.retired && !this.segments.includes(s))) throw err;
@@ -360,7 +362,7 @@ export class PartitionLog {
     }
   }
 
-  private async readFrom(segs: readonly LogSegment[], fetchOffset: number, maxBytes: number, upper: number, minOneBatch: boolean, logStartOffset: number, logEndOffset: number): Promise<LogReadResult> {
+  private async readFrom(segs: readonly LogSegment[], fetchOffset: number, maxBytes: number, upper: number, minOneBatch: boolean, logStartOffset: number, logEndOffset: number, allocate: ((bytes: number) => Buffer) | undefined): Promise<LogReadResult> {
     const from = floorSegment(segs, fetchOffset);
     if (from < 0) {
       // Its segment was deleted while this read started (retention): never answer with a later segment's batches.
@@ -369,7 +371,7 @@ export class PartitionLog {
     for (let i = from; i < segs.length; i++) {
       const seg = segs[i] as LogSegment;
       if (seg.baseOffset >= upper) break;
-      const r = await seg.read(Math.max(fetchOffset, seg.baseOffset), maxBytes, upper, minOneBatch);
+      const r = await seg.read(Math.max(fetchOffset, seg.baseOffset), maxBytes, upper, minOneBatch, allocate);
       if (r !== undefined) return { ...r, logStartOffset, logEndOffset };
     }
     return { records: EMPTY, firstOffset: fetchOffset, nextOffset: fetchOffset, logStartOffset, logEndOffset };

@@ -323,15 +323,16 @@ export class LogSegment {
    * Reads whole batches starting with the one containing `fetchOffset`, stopping before the first batch whose
    * base offset is >= `upperOffset` or that would take the total over `maxBytes`. The first batch is returned
    * whole even when larger than maxBytes if `minOneBatch` (Kafka's rule, so consumers always progress).
-   * Returns undefined when this segment has no batch at or after fetchOffset below upperOffset.
+   * Returns undefined when this segment has no batch at or after fetchOffset below upperOffset. The bytes are
+   * read into memory from `allocate` (a fresh Buffer by default).
    */
-  async read(fetchOffset: number, maxBytes: number, upperOffset: number, minOneBatch: boolean): Promise<SegmentRead | undefined> {
+  async read(fetchOffset: number, maxBytes: number, upperOffset: number, minOneBatch: boolean, allocate: (bytes: number) => Buffer = Buffer.allocUnsafe): Promise<SegmentRead | undefined> {
     this.enter();
     try {
       const end = this.size;
       if (fetchOffset >= this.nextOffset) return undefined;
       const startPos = this.offsetIndex.lookup(fetchOffset).position;
-      const win = new Window(this.handle, end, Math.max(maxBytes, 0) + this.indexIntervalBytes + 16 * 1024);
+      const win = new Window(this.handle, end, Math.max(maxBytes, 0) + this.indexIntervalBytes + 16 * 1024, allocate);
       const first = await this.walkTo(win, startPos, (loc) => loc.lastOffset >= fetchOffset);
       if (first === undefined || first.baseOffset >= upperOffset) return undefined;
       if (first.sizeInBytes > maxBytes) {
@@ -466,6 +467,7 @@ class Window {
     private readonly handle: FileHandle,
     readonly end: number,
     private readonly readAhead: number,
+    private readonly allocate: (bytes: number) => Buffer = Buffer.allocUnsafe,
   ) {}
 
   /** Returns the window's buffer holding at least [pos, pos + len); positions in it are relative to `start`. */
@@ -473,7 +475,7 @@ class Window {
     if (pos >= this.start && pos + len <= this.start + this.length) return this.buf;
     const want = Math.min(this.end - pos, Math.max(len, this.readAhead));
     // A fresh buffer each time: a caller may still hold a slice of the previous one.
-    this.buf = Buffer.allocUnsafe(want);
+    this.buf = this.allocate(want);
     this.start = pos;
     this.length = await readFully(this.handle, this.buf, want, pos);
     if (this.length < len) {

@@ -61,6 +61,11 @@ export interface ConnectionOptions {
    * view of such a frame after that (Produce: the log write completes before the answer).
    */
   readonly recyclable?: (frame: Buffer) => boolean;
+  /**
+   * Memory a handler read a response's parts into (Fetch's record sets): each part of a response lent from
+   * this pool goes back to it once the socket has written it. Parts from anywhere else are left alone.
+   */
+  readonly responsePool?: FramePool;
 }
 
 /**
@@ -228,10 +233,13 @@ export class Connection {
       return;
     }
     // Corked, the chunks leave in one writev.
+    const pool = this.options.responsePool;
     this.socket.cork();
     for (const chunk of response as readonly Buffer[]) {
       if (this.options.traffic !== undefined) this.options.traffic.bytesOut += chunk.length;
-      this.socket.write(chunk);
+      // The callback runs once the socket is done with the chunk: written, or failed with the connection.
+      if (pool === undefined) this.socket.write(chunk);
+      else this.socket.write(chunk, () => pool.giveBack(chunk));
     }
     this.socket.uncork();
   }

@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { decodeRecordBatch } from '../../../protocol/record-batch/record-batch.js';
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { scanBatches } from '../../../protocol/record-batch/batches.js';
 import { startBroker } from '../../helpers/broker.js';
@@ -244,4 +246,19 @@ test('Fetch v13+ mixed: known and unknown ids in one request keep their order; a
     [[0, ErrorCode.UNKNOWN_TOPIC_ID, []]],
     [[1, 0, [0n]], [0, 0, []]],
   ]);
+});
+
+test('fetches in flight together each answer with their own bytes while record-set memory is reused', async (t) => {
+  const { client } = await setup(t);
+  const values = Array.from({ length: 24 }, () => randomBytes(150_000).toString('base64'));
+  for (const v of values) assert.equal(firstPartition(await client.request(0, 9, produceBody('rs', 0, batchOf([v]), 1))).errorCode, 0);
+  // Each fetch asks for one batch (the first comes whole whatever the limit); all are in flight at once, so
+  // memory given back too early would be read into by a later fetch before the earlier answer is written.
+  for (let round = 0; round < 3; round++) {
+    const answers = await Promise.all(values.map((_, i) => client.request(1, 11, fetchBody('rs', [{ partition: 0, fetchOffset: BigInt(i), partitionMaxBytes: 1 }]))));
+    answers.forEach((a, i) => {
+      const records = fetchPartitions(a)[0]?.records ?? Buffer.alloc(0);
+      assert.equal(decodeRecordBatch(records, 0).records[0]?.value?.toString(), values[i], `round ${round}, offset ${i}`);
+    });
+  }
 });

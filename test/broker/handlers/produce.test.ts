@@ -114,7 +114,7 @@ test('InitProducerId with a transactional id gets an id from the transaction coo
   assert.deepEqual([again.errorCode, again.producerId, again.producerEpoch], [ErrorCode.NONE, r.producerId, 1]);
 });
 
-test('pipelined produce requests of large batches are stored exactly while request memory is reused', async (t) => {
+test('pipelined produce requests of large batches are stored exactly, and read back, while request and record-set memory is reused', async (t) => {
   const { broker, client } = await setup(t);
   const values = Array.from({ length: 40 }, () => Array.from({ length: 3 }, () => randomBytes(75_000).toString('base64')));
   const produce = (from: number, to: number) => Promise.all(values.slice(from, to).map((v) => client.request(0, 9, produceBody('big', 0, batchOf(v), 1))));
@@ -128,6 +128,8 @@ test('pipelined produce requests of large batches are stored exactly while reque
     values.flat(),
   );
   const metrics = await (await fetch(`${broker.adminUrl}/metrics`)).text();
-  const reused = Number(/^floe_request_buffers_total\{source="reused"\} (\d+)$/m.exec(metrics)?.[1]);
-  assert.ok(reused > 0, `request memory was reused (${reused} times)`);
+  for (const pool of ['requests', 'record_sets']) {
+    const reused = Number(new RegExp(`^floe_buffers_total\\{pool="${pool}",source="reused"\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
+    assert.ok(reused > 0, `${pool} memory was reused (${reused} times)`);
+  }
 });

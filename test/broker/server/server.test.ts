@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { createHash, randomBytes } from 'node:crypto';
 import { KafkaServer } from '../../../broker/server/server.js';
-import { FramePool } from '../../../broker/server/frame-pool.js';
+import { FramePool, sizeClass as sizeClassOf } from '../../../broker/server/frame-pool.js';
 import type { FrameHandler } from '../../../broker/server/connection.js';
 import { createLogger } from '../../../broker/logger.js';
 
@@ -222,4 +222,35 @@ test('recyclable frames go back to the pool once answered; other frames and fail
   sock.write(frame(failing));
   await once(sock, 'close');
   assert.ok(pool.idleBytes < idle, 'a failed request does not give its frame back (its handler may still hold it)');
+});
+
+test('response parts lent from the response pool go back once written; other parts do not', async (t) => {
+  const pool = new FramePool(64 << 20);
+  const other = new FramePool(64 << 20);
+  const { server, port } = await start(
+    (f) => {
+      // A response in three parts: a header, a part from the response pool, and one from another pool.
+      const body = pool.lend(100_000).fill(f[0] ?? 0);
+      const foreign = other.lend(50_000).fill(7);
+      const header = Buffer.alloc(4);
+      header.writeInt32BE(body.length + foreign.length);
+      return [header, body, foreign];
+    },
+    { responsePool: pool },
+  );
+  t.after(() => server.close(100));
+  const sock = connect(port, '127.0.0.1');
+  t.after(() => sock.destroy());
+  const read = reader(sock);
+  await once(sock, 'connect');
+  for (let i = 1; i <= 5; i++) sock.write(frame(Buffer.from([i])));
+  const got = await read(5);
+  got.forEach((f, i) => {
+    assert.ok(f.subarray(0, 100_000).every((b) => b === i + 1), `response ${i}: its part from the pool, intact`);
+    assert.ok(f.subarray(100_000).every((b) => b === 7));
+  });
+  // Every part was written before the client read it; the callbacks may run a moment later.
+  for (let i = 0; i < 200 && pool.idleBytes < 5 * sizeClassOf(100_000); i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(pool.idleBytes, 5 * sizeClassOf(100_000), 'each written part was given back');
+  assert.equal(other.idleBytes, 0, 'parts this pool did not lend are left alone');
 });
