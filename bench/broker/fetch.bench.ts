@@ -5,6 +5,7 @@
 // Run:   npx tsx bench/broker/fetch.bench.ts [--quick] [--build=src|dist] [--profile]
 // Options: --partitions=4 --consumers=1,4 (connections, one row each; partitions are spread over them)
 //          --fill=256m (per partition) --fetch-bytes=4m (partitionMaxBytes) --batch=1m --runs=5
+//          --gc (Floe runs with --trace-gc: full mark-compacts per GB read, a column)
 import { mkdir, mkdtemp, open, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,12 +14,13 @@ import { createTopic, logEndOffsets } from '../lib/admin.js';
 import { printProfiles } from '../lib/cpu-profile.js';
 import { LoadClient } from '../lib/load-client.js';
 import { spawnBaseline, spawnFloe, type Build, type ChildServer } from '../lib/processes.js';
+import { cpuSeconds } from '../lib/proc-stats.js';
 import { formatSize, mbPerSec, median, MiB, pct } from '../lib/stats.js';
 import { formatMarkdownTable, formatTable, progress, type Cell } from '../lib/table.js';
 import { FETCH_VERSION, produceWorkload } from '../lib/workload.js';
 import { fetchAll } from '../lib/fetch-all.js';
 
-const args = new BenchArgs(process.argv.slice(2), 'usage: fetch.bench.ts [--quick] [--build=src|dist] [--profile] [--partitions=4] [--consumers=1,4] [--fill=256m] [--fetch-bytes=4m] [--batch=1m] [--runs=5]');
+const args = new BenchArgs(process.argv.slice(2), 'usage: fetch.bench.ts [--quick] [--build=src|dist] [--profile] [--partitions=4] [--consumers=1,4] [--fill=256m] [--fetch-bytes=4m] [--batch=1m] [--runs=5] [--gc]');
 const quick = args.flag('quick');
 const build = args.string('build', 'src') as Build;
 const partitions = args.number('partitions', 4);
@@ -28,6 +30,7 @@ const fetchBytes = args.numbers('fetch-bytes', [4 * MiB])[0] ?? 4 * MiB;
 const batchBytes = args.numbers('batch', [MiB])[0] ?? MiB;
 const runs = args.number('runs', quick ? 3 : 5);
 const profile = args.flag('profile');
+const traceGc = args.flag('gc');
 const topic = 'fetch-bench';
 
 /** Produces into every partition until each holds about `fillBytes`; returns the log end offsets. */
@@ -100,8 +103,13 @@ async function main(): Promise<void> {
       build,
       flags: ['--message.max.bytes=8388608', '--auto.create.topics.enable=false'],
       ...(profile ? { cpuProfDir: join(work, 'profile') } : {}),
+      ...(traceGc ? { nodeFlags: ['--trace-gc'] } : {}),
     });
     servers.push(floe);
+    // With --trace-gc, V8 prints a line per collection on stdout.
+    let fullGcs = 0;
+    if (traceGc) floe.child.stdout?.on('data', (chunk: Buffer) => (fullGcs += chunk.toString().split('Mark-Compact').length - 1));
+    const floePid = floe.child.pid!;
     const memory = await spawnBaseline('memory');
     servers.push(memory);
     const admin = await LoadClient.connect(floe.port, 1);
@@ -110,15 +118,19 @@ async function main(): Promise<void> {
     progress(`filling ${partitions} partitions with ${formatSize(fillBytes)} each (${formatSize(batchBytes)} batches)`);
     const ends = await fill(floe.port, admin);
     progress(`filled: log end offsets ${ends.join(', ')}`);
-    const headers = ['partitions', 'consumers', 'fetch bytes', 'data', 'Floe MB/s', 'memory->socket MB/s', 'fs read MB/s', 'Floe/memory', 'Floe/fs'];
+    const headers = ['partitions', 'consumers', 'fetch bytes', 'data', 'Floe MB/s', 'memory->socket MB/s', 'fs read MB/s', 'Floe/memory', 'Floe/fs', 'Floe CPU s/GB', ...(traceGc ? ['Floe full GCs/GB'] : [])];
     const rows: Cell[][] = [];
     for (const consumers of consumerCounts) {
       const cFloe = await LoadClient.connect(floe.port, consumers);
       const cMemory = await LoadClient.connect(memory.port, consumers);
       clients.push(cFloe, cMemory);
-      const samples = { floe: [] as number[], memory: [] as number[], fs: [] as number[] };
+      const samples = { floe: [] as number[], memory: [] as number[], fs: [] as number[], cpu: [] as number[], gcs: [] as number[] };
       for (let run = 0; run <= runs; run++) {
+        const cpu0 = cpuSeconds(floePid);
+        const gcs0 = fullGcs;
         const f = await fetchAll(cFloe, { topic, ends, consumers, partitionMaxBytes: fetchBytes });
+        const cpu = (cpuSeconds(floePid) - cpu0) / (f.bytes / 1e9);
+        const gcs = (fullGcs - gcs0) / (f.bytes / 1e9);
         const responses = f.sizes.reduce((a, s) => a + s.length, 0);
         const replayMbps = () => replay(cMemory, f.sizes);
         const fsMbps = () => readSegments(dataDir);
@@ -128,6 +140,8 @@ async function main(): Promise<void> {
           samples.floe.push(mbPerSec(f.bytes, f.ns));
           samples.memory.push(m as number);
           samples.fs.push(d as number);
+          samples.cpu.push(cpu);
+          samples.gcs.push(gcs);
         }
         progress(`${consumers} consumer(s), run ${run}${run === 0 ? ' (warm-up)' : ''}: Floe ${mbPerSec(f.bytes, f.ns).toFixed(0)} MB/s (${responses} responses), memory ${(m as number).toFixed(0)}, fs ${(d as number).toFixed(0)}`);
       }
@@ -142,6 +156,8 @@ async function main(): Promise<void> {
         median(samples.fs),
         pct(median(samples.floe), median(samples.memory)),
         pct(median(samples.floe), median(samples.fs)),
+        median(samples.cpu).toFixed(2),
+        ...(traceGc ? [median(samples.gcs).toFixed(0)] : []),
       ]);
     }
     await admin.close();

@@ -1,11 +1,11 @@
 /**
- * Reusable memory for request frames.
+ * Reusable memory for request frames, and (a second pool) for the record sets Fetch reads from the log.
  *
  * Every Buffer of 4 KiB or more that Node allocates is a new ArrayBuffer outside V8's heap. V8 runs a full
  * mark-compact each time such external memory grows by 64 MiB since the last one, whatever the size of the
  * heap. A broker taking 500 MB/s of 1 MiB produce requests then ran about 20 of them a second: about 200
  * in 9 s, with the heap at 22 MB. They cost a third of the main thread and kept four GC helper threads busy
- * (bench/RESULTS.md). Frames lent from this pool and given back once answered allocate nothing.
+ * (bench/RESULTS.md). Buffers lent from a pool and given back once done with allocate nothing.
  *
  * Sizes are rounded up to a quarter of a power of two (at most 25 % spare), so frames of similar sizes
  * share buffers. Buffers given back wait in free lists up to `maxIdleBytes` in all; beyond that they are
