@@ -112,7 +112,7 @@ export class FetchHandler implements ApiHandler {
     private readonly producers?: Pick<PartitionAppender, 'readState' | 'loadedState'>,
     /**
      * Memory the local log's record sets are read into. The connection gives it back once the socket has
-     * written the response (ConnectionOptions.framePool), so nothing else may keep a view of those bytes.
+     * written the response (ConnectionOptions.responsePool), so nothing else may keep a view of those bytes.
      */
     private readonly readBuffers: (bytes: number) => Buffer = Buffer.allocUnsafe,
   ) {}
