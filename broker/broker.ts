@@ -115,7 +115,7 @@ export interface BrokerServices {
   /** Client quotas (producer_byte_rate, consumer_byte_rate), stored in the metadata store. */
   readonly quotas: ClientQuotas;
   /** Memory Fetch reads record sets into; the connection gives it back once the response is written. */
-  readonly recordSetBuffers?: FramePool;
+  readonly recordSetBuffers: FramePool;
 }
 
 export interface BrokerStartOptions {
@@ -425,7 +425,6 @@ function startLogCleaner(config: BrokerConfig, logs: LogManager, appender: Parti
 /** One handler per API; each gets only the services it needs. */
 export function defaultHandlers(s: BrokerServices): ApiHandler[] {
   const child = (name: string) => s.log.child({ logger: name });
-  const recordSets = s.recordSetBuffers;
   return [
     new MetadataHandler(s.topics, s.identity, child('metadata')),
     new DescribeTopicPartitionsHandler(s.topics, s.identity),
@@ -438,7 +437,7 @@ export function defaultHandlers(s: BrokerServices): ApiHandler[] {
     new DescribeClusterHandler(s.identity),
     new DescribeLogDirsHandler(s.topics, localLogDir(s.config['log.dirs']), child('describe-log-dirs')),
     new QuotaThrottledHandler(new ProduceHandler(s.topics, s.appender, s.config, child('produce'), s.transactions.coordinator), s.quotas, quotaWindows(s.config)),
-    new QuotaThrottledHandler(new FetchHandler(s.topics, s.fetchWaiters, child('fetch'), Date.now, s.tiering, s.appender, recordSets ? (n) => recordSets.lend(n) : undefined), s.quotas, quotaWindows(s.config)),
+    new QuotaThrottledHandler(new FetchHandler(s.topics, s.fetchWaiters, child('fetch'), Date.now, s.tiering, s.appender, (n) => s.recordSetBuffers.lend(n)), s.quotas, quotaWindows(s.config)),
     new ListOffsetsHandler(s.topics, child('list-offsets'), s.tiering, s.appender),
     new InitProducerIdHandler(s.metadata, s.transactions.coordinator, child('init-producer-id')),
     new DeleteRecordsHandler(s.topics, child('delete-records'), s.tiering),

@@ -326,7 +326,7 @@ export class LogSegment {
    * Returns undefined when this segment has no batch at or after fetchOffset below upperOffset. The bytes are
    * read into memory from `allocate` (a fresh Buffer by default).
    */
-  async read(fetchOffset: number, maxBytes: number, upperOffset: number, minOneBatch: boolean, allocate: (bytes: number) => Buffer = Buffer.allocUnsafe): Promise<SegmentRead | undefined> {
+  async read(fetchOffset: number, maxBytes: number, upperOffset: number, minOneBatch: boolean, allocate?: (bytes: number) => Buffer): Promise<SegmentRead | undefined> {
     this.enter();
     try {
       const end = this.size;
