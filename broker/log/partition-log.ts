@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { BATCH_HEADER_SIZE, BATCH_OFFSETS, setBaseOffset } from '../../protocol/record-batch/header.js';
-import { batchSizeAt } from './batch-scan.js';
+import { assignOffsets, countOffsets, type PendingAppend, type StagedAppend } from './append-batches.js';
 import { type LogConfig, type LogTopicConfig, resolveLogConfig } from './config.js';
 import { LogError } from './errors.js';
 import { completeSwap, type SwapRange } from './cleaner/segment-swap.js';
@@ -104,6 +103,10 @@ export class PartitionLog {
   private startOffset: number;
   private readonly clock: () => number;
   private tail: Promise<unknown> = Promise.resolve();
+  /** Positional writes made by appends: fewer than the appends when they were made while others were written. */
+  private writes = 0;
+  /** The group of appends queued last on `tail`, still taking members until it starts or something queues after it. */
+  private openGroup: PendingAppend[] | undefined;
   private closed = false;
   private failure: unknown;
   private unflushedMessages = 0;
@@ -167,14 +170,23 @@ export class PartitionLog {
     return () => this.listeners.delete(listener);
   }
 
+  /** How many positional writes appends have made (one per group of appends written together). */
+  get appendWrites(): number {
+    return this.writes;
+  }
+
   /** All segments, oldest first; the last one is active. */
   segmentInfos(): SegmentInfo[] {
     const active = this.active;
     return this.segments.map((s) => ({ ...describe(s), active: s === active }));
   }
 
-  /** Runs `fn` after every earlier serialized operation; appends, rolls, retention and close go through here. */
+  /**
+   * Runs `fn` after every earlier serialized operation; appends, rolls, retention and close go through here.
+   * Whatever is queued after a group of appends comes after it, so the group takes no more members.
+   */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
+    this.openGroup = undefined;
     const run = this.tail.then(fn);
     this.tail = run.catch(() => undefined);
     return run;
@@ -189,71 +201,99 @@ export class PartitionLog {
 
   /**
    * Appends one or more validated record batches v2 (concatenated, as in a produce request). Assigns offsets
-   * by rewriting each batch's baseOffset in the caller's buffer, writes them with one positional write, and
-   * resolves once the write completed (and was fsynced, if flush.messages says so).
+   * by rewriting each batch's baseOffset in the caller's buffer, writes them, and resolves once the write
+   * completed (and was fsynced, if flush.messages says so). Offsets follow the order of the calls.
+   *
+   * Appends made while earlier ones are still being written are written together, after them, with one
+   * write (group commit): the thread-pool round trip is paid per group, not per batch.
    */
   append(batches: Buffer): Promise<AppendResult> {
-    return this.serial(() => this.doAppend(batches));
-  }
-
-  private async doAppend(buf: Buffer): Promise<AppendResult> {
-    this.checkOpen();
-    const config = this.config;
-    const logAppendTime = config.messageTimestampType === 'LogAppendTime';
-    if (logAppendTime && this.options.setLogAppendTime === undefined) {
-      throw new LogError('LOG_APPEND_TIME_UNSUPPORTED', `topic of ${this.dir} uses LogAppendTime but the log has no timestamp rewriter; pass setLogAppendTime`);
-    }
-    if (buf.length === 0) throw new LogError('CORRUPT_MESSAGE', 'append called with no record batches');
-    // Pass 1: check framing before touching anything, and count offsets.
-    let offsets = 0;
-    for (let p = 0; p < buf.length; ) {
-      if (buf.length - p < BATCH_HEADER_SIZE) throw new LogError('CORRUPT_MESSAGE', `truncated batch header at byte ${p} of ${buf.length}`);
-      const size = batchSizeAt(buf, p);
-      if (size < 0 || p + size > buf.length) throw new LogError('CORRUPT_MESSAGE', `batch at byte ${p} has length ${buf.readInt32BE(p + 8)}, which does not fit the ${buf.length} bytes given`);
-      if (buf[p + BATCH_OFFSETS.magic] !== 2) throw new LogError('CORRUPT_MESSAGE', `batch at byte ${p} has magic ${buf[p + BATCH_OFFSETS.magic]}; only v2 batches are stored`);
-      const delta = buf.readInt32BE(p + BATCH_OFFSETS.lastOffsetDelta);
-      if (delta < 0) throw new LogError('CORRUPT_MESSAGE', `batch at byte ${p} has negative lastOffsetDelta ${delta}`);
-      if (size > config.segmentBytes) {
-        throw new LogError('RECORD_LIST_TOO_LARGE', `batch of ${size} bytes exceeds segment.bytes (${config.segmentBytes}); send smaller batches or raise segment.bytes`);
+    return new Promise<AppendResult>((resolve, reject) => {
+      const member: PendingAppend = { buf: batches, resolve, reject };
+      if (this.openGroup !== undefined) {
+        this.openGroup.push(member);
+        return;
       }
-      offsets += delta + 1;
-      p += size;
-    }
-    const now = this.clock();
-    await this.maybeRoll(buf.length, offsets, now);
-    const segment = this.active;
-    const baseOffset = segment.nextOffset;
-    let next = baseOffset;
-    for (let p = 0; p < buf.length; ) {
-      const size = batchSizeAt(buf, p);
-      setBaseOffset(buf, BigInt(next), p);
-      if (logAppendTime) this.options.setLogAppendTime?.(buf, p, now);
-      next += buf.readInt32BE(p + BATCH_OFFSETS.lastOffsetDelta) + 1;
-      p += size;
-    }
-    try {
-      await segment.append(buf, now);
-    } catch (err) {
-      this.failure = err;
-      throw new LogError('KAFKA_STORAGE_ERROR', `write to ${segment.logPath} failed (${(err as Error).message}); the partition is offline until restart`, { cause: err });
-    }
-    this.unflushedMessages += offsets;
-    if (this.unflushedMessages >= config.flushMessages) await this.flushNow();
-    else this.scheduleFlush();
-    return { baseOffset, lastOffset: next - 1, logAppendTime: logAppendTime ? now : -1, logStartOffset: this.startOffset };
+      const group = [member];
+      void this.serial(() => this.appendGroup(group));
+      this.openGroup = group;
+    });
   }
 
-  private async maybeRoll(bytes: number, offsets: number, now: number): Promise<void> {
-    const seg = this.active;
-    if (seg.isEmpty) return;
-    const config = this.config;
-    if (
-      seg.size + bytes > config.segmentBytes ||
-      now - (seg.rollBaseMs ?? now) >= config.segmentMs ||
-      seg.nextOffset + offsets - 1 - seg.baseOffset > MAX_RELATIVE_OFFSET
-    ) {
-      await this.rollNow();
+  /** Stages each member of a group (offsets assigned, rolling where needed), then writes them; never rejects. */
+  private async appendGroup(group: PendingAppend[]): Promise<void> {
+    if (this.openGroup === group) this.openGroup = undefined;
+    let staged: StagedAppend[] = [];
+    let stagedBytes = 0;
+    let stagedOffsets = 0;
+    for (const member of group) {
+      try {
+        this.checkOpen();
+        const now = this.clock();
+        if (this.config.messageTimestampType === 'LogAppendTime' && this.options.setLogAppendTime === undefined) {
+          throw new LogError('LOG_APPEND_TIME_UNSUPPORTED', `topic of ${this.dir} uses LogAppendTime but the log has no timestamp rewriter; pass setLogAppendTime`);
+        }
+        const offsets = countOffsets(member.buf, this.config.segmentBytes);
+        if (this.needsRoll(stagedBytes, stagedOffsets, member.buf.length, offsets, now)) {
+          await this.writeStaged(staged, now);
+          staged = [];
+          stagedBytes = stagedOffsets = 0;
+          this.checkOpen();
+          if (this.needsRoll(0, 0, member.buf.length, offsets, now)) await this.rollNow();
+        }
+        staged.push(this.stage(member, offsets, staged, now));
+        stagedBytes += member.buf.length;
+        stagedOffsets += offsets;
+      } catch (err) {
+        member.reject(err);
+      }
     }
+    await this.writeStaged(staged, this.clock());
+  }
+
+  /** Assigns an append's offsets after what is staged before it (or the log end). */
+  private stage(member: PendingAppend, offsets: number, staged: readonly StagedAppend[], now: number): StagedAppend {
+    const last = staged[staged.length - 1];
+    const baseOffset = last === undefined ? this.active.nextOffset : last.baseOffset + last.offsets;
+    const rewrite = this.config.messageTimestampType === 'LogAppendTime' ? this.options.setLogAppendTime : undefined;
+    assignOffsets(member.buf, baseOffset, now, rewrite);
+    return { member, baseOffset, offsets, logAppendTime: rewrite === undefined ? -1 : now };
+  }
+
+  /** Writes staged appends to the active segment with one write, then settles each of them. */
+  private async writeStaged(staged: readonly StagedAppend[], now: number): Promise<void> {
+    if (staged.length === 0) return;
+    const segment = this.active;
+    try {
+      try {
+        this.writes++;
+        await segment.append(staged.map((s) => s.member.buf), now);
+      } catch (err) {
+        this.failure = err;
+        throw new LogError('KAFKA_STORAGE_ERROR', `write to ${segment.logPath} failed (${(err as Error).message}); the partition is offline until restart`, { cause: err });
+      }
+      for (const s of staged) this.unflushedMessages += s.offsets;
+      if (this.unflushedMessages >= this.config.flushMessages) await this.flushNow();
+      else this.scheduleFlush();
+    } catch (err) {
+      for (const s of staged) s.member.reject(err);
+      return;
+    }
+    for (const s of staged) {
+      s.member.resolve({ baseOffset: s.baseOffset, lastOffset: s.baseOffset + s.offsets - 1, logAppendTime: s.logAppendTime, logStartOffset: this.startOffset });
+    }
+  }
+
+  /**
+   * Whether `bytes` more (taking `offsets` more offsets), after what is staged for the active segment, must
+   * go to a new segment: segment.bytes or segment.ms reached, or offsets beyond what the index can hold
+   * relative to the base. An empty segment with nothing staged never rolls.
+   */
+  private needsRoll(stagedBytes: number, stagedOffsets: number, bytes: number, offsets: number, now: number): boolean {
+    const seg = this.active;
+    if (seg.isEmpty && stagedBytes === 0) return false;
+    const { segmentBytes, segmentMs } = this.config;
+    return seg.size + stagedBytes + bytes > segmentBytes || now - (seg.rollBaseMs ?? now) >= segmentMs || seg.nextOffset + stagedOffsets + offsets - 1 - seg.baseOffset > MAX_RELATIVE_OFFSET;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
-import { constants, writeSync } from 'node:fs';
+import { constants, writev } from 'node:fs';
 import { BATCH_HEADER_SIZE, BATCH_OFFSETS } from '../../protocol/record-batch/header.js';
 import { batchSizeAt, readFully, scanFile } from './batch-scan.js';
 import { LogError } from './errors.js';
@@ -7,8 +7,8 @@ import { COMPACTED_SUFFIX, INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, segmentP
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 
-/** Appends of at least this many bytes are written on the thread pool, smaller ones synchronously (see append). */
-export const ASYNC_WRITE_BYTES = 256 * 1024;
+/** How many buffers one writev takes at most (Linux's IOV_MAX). */
+const MAX_IOV = 1024;
 
 /** int64 read as a JS number; offsets and timestamps stay far below 2^53. */
 export function readInt64(buf: Buffer, pos: number): number {
@@ -232,35 +232,32 @@ export class LogSegment {
   }
 
   /**
-   * Appends whole batches whose offsets are already assigned, with one positional write, then updates the
-   * indexes (so no reader sees the bytes before they are written). Called by the partition log only, one
-   * call at a time.
+   * Appends whole batches whose offsets are already assigned (one or more buffers of them, in order), with
+   * one positional write, then updates the indexes (so no reader sees the bytes before they are written).
+   * Called by the partition log only, one call at a time.
    *
-   * Below ASYNC_WRITE_BYTES the write is synchronous, as Kafka's: it only copies into the page cache (no
-   * fsync here), which takes microseconds for a 16 KiB batch, while an asynchronous write costs a thread-pool
-   * round trip per batch and was 44 % of the broker's busy time (bench/RESULTS.md). Larger writes go
-   * through the thread pool: the kernel's copy into page-cache pages took 76 % of the broker's thread with
-   * 1 MiB batches (bench/RESULTS.md), and on the pool the writes of several partitions run at once while
-   * this thread goes on. Durability is the same either way: once this resolves, the bytes survive a kill -9.
+   * The write runs on the thread pool. The kernel's copy into page-cache pages costs about 2 ns per byte
+   * here, and on the broker's thread it was 51-65 % of its busy time with 16 KiB batches and 76 % with 1 MiB
+   * batches (bench/RESULTS.md). A single thread-pool round trip per 16 KiB batch cost 44 % of that thread
+   * instead, so the partition log hands over all the appends that queued up meanwhile as one write.
+   * Durability is the same either way: once this resolves, the bytes survive a kill -9.
    */
-  async append(buf: Buffer, nowMs: number): Promise<void> {
+  async append(bufs: readonly Buffer[], nowMs: number): Promise<void> {
     const pos = this.size;
-    let off = 0;
-    if (buf.length >= ASYNC_WRITE_BYTES) {
-      while (off < buf.length) off += (await this.handle.write(buf, off, buf.length - off, pos + off)).bytesWritten;
-    } else {
-      const fd = this.handle.fd;
-      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off, pos + off);
+    const total = await writeAllAt(this.handle.fd, bufs, pos);
+    let at = pos;
+    for (const buf of bufs) {
+      let p = 0;
+      while (p < buf.length) {
+        const size = batchSizeAt(buf, p);
+        const base = readInt64(buf, p + BATCH_OFFSETS.baseOffset);
+        const last = base + buf.readInt32BE(p + BATCH_OFFSETS.lastOffsetDelta);
+        this.observe(at + p, base, last, size, readInt64(buf, p + BATCH_OFFSETS.maxTimestamp), true);
+        p += size;
+      }
+      at += buf.length;
     }
-    let p = 0;
-    while (p < buf.length) {
-      const size = batchSizeAt(buf, p);
-      const base = readInt64(buf, p + BATCH_OFFSETS.baseOffset);
-      const last = base + buf.readInt32BE(p + BATCH_OFFSETS.lastOffsetDelta);
-      this.observe(pos + p, base, last, size, readInt64(buf, p + BATCH_OFFSETS.maxTimestamp), true);
-      p += size;
-    }
-    this.size = pos + buf.length;
+    this.size = pos + total;
     this.indexesDirty = true;
     if (this.rollBaseMs === undefined) this.rollBaseMs = nowMs;
   }
@@ -496,4 +493,38 @@ async function readIfExists(path: string): Promise<Buffer | undefined> {
 
 export async function fileSize(path: string): Promise<number> {
   return (await stat(path)).size;
+}
+
+/**
+ * Writes `bufs` back to back at `pos` with positional writev calls on the thread pool, going on after a
+ * short write until every byte is written. Resolves with the bytes written.
+ */
+async function writeAllAt(fd: number, bufs: readonly Buffer[], pos: number): Promise<number> {
+  let total = 0;
+  for (const b of bufs) total += b.length;
+  let rest: readonly Buffer[] = bufs;
+  let done = 0;
+  while (done < total) {
+    const chunk = rest.length > MAX_IOV ? rest.slice(0, MAX_IOV) : rest;
+    const n = await new Promise<number>((resolve, reject) => writev(fd, chunk, pos + done, (err, written) => (err ? reject(err) : resolve(written))));
+    if (n <= 0) throw new Error(`writev wrote ${n} bytes at ${pos + done}`);
+    done += n;
+    rest = skipBytes(rest, n);
+  }
+  return total;
+}
+
+/** `bufs` without their first `n` bytes (views, no copies). */
+function skipBytes(bufs: readonly Buffer[], n: number): Buffer[] {
+  const out: Buffer[] = [];
+  let skip = n;
+  for (const b of bufs) {
+    if (skip >= b.length) {
+      skip -= b.length;
+      continue;
+    }
+    out.push(skip > 0 ? b.subarray(skip) : b);
+    skip = 0;
+  }
+  return out;
 }

@@ -70,6 +70,18 @@ export class PartitionAppender {
    */
   append(log: PartitionLog, batch: Buffer, producer: ProducerBatch | undefined, where: string): Promise<AppendOutcome> {
     const p = this.partition(log);
+    if (producer === undefined) {
+      // No producer state to check or update: the queue goes on once the log has the append in its order,
+      // so that appends made while it is written are written together with the next group.
+      const staged = p.queue.then(() => ({ written: log.append(batch) }));
+      p.queue = staged;
+      return staged.then(async ({ written }): Promise<AppendOutcome> => {
+        const result = await written;
+        p.bytesSinceSnapshot += batch.length;
+        for (const listener of this.listeners) listener(log);
+        return { ...result, duplicate: false };
+      });
+    }
     const run = p.queue.then(async (): Promise<AppendOutcome> => {
       let table: ProducerStateTable | undefined;
       let undo: (() => void) | undefined;

@@ -4,7 +4,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32c } from '@node-rs/crc32';
 import { PartitionLog, type ClosedSegment } from '../../../broker/log/partition-log.js';
-import { ASYNC_WRITE_BYTES } from '../../../broker/log/segment.js';
+/** A batch this large took the thread pool before every write did; kept as the large size of these tests. */
+const ASYNC_WRITE_BYTES = 256 * 1024;
 import { isLogError } from '../../../broker/log/errors.js';
 import { batchOf, closeBeforeRemoving, makeBatch, manualClock, parseBatches, tempDir } from './batches.js';
 
@@ -68,7 +69,7 @@ test('append assigns offsets, and reads across many segments return every batch 
   assert.equal(r.firstOffset, mid.base);
 });
 
-test('large appends (written on the thread pool) and small ones (written at once), issued together, stay in the order made; reads meanwhile return whole batches', async (t) => {
+test('large and small appends issued together stay in the order made; reads meanwhile return whole batches', async (t) => {
   const dir = await tempDir(t);
   const log = await openLog(dir, { config: { 'segment.bytes': 8 * ASYNC_WRITE_BYTES } });
   const big = (i: number) => batchOf(`big${i}`, 4, { valueBytes: ASYNC_WRITE_BYTES / 4 + 100 });
@@ -104,6 +105,55 @@ test('large appends (written on the thread pool) and small ones (written at once
   const got = await readAll(log, 0, 1 << 30);
   assert.deepEqual(got.map((b) => b.firstValue.replace(/-0x*$/, '')), expected);
   assert.ok(log.segmentInfos().length > 1, 'rolled across segments meanwhile');
+});
+
+test('appends made while others are written are written together, in call order; a bad one fails alone; groups roll where segment.bytes says', async (t) => {
+  const dir = await tempDir(t);
+  const log = await openLog(dir, { config: { 'segment.bytes': 1500, 'index.interval.bytes': 256 } });
+  // Four lanes, each appending as soon as its last append settled, as pipelined produce requests do;
+  // every seventh append is a torn batch.
+  const good: { id: string; base: number }[] = [];
+  const bad: string[] = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < 120) {
+      const i = next++;
+      const b = batchOf(`g${i}`, (i % 3) + 1, { valueBytes: 60 });
+      if (i % 7 === 6) {
+        await assert.rejects(log.append(b.subarray(0, b.length - 5)), (e) => isLogError(e, 'CORRUPT_MESSAGE'));
+        bad.push(`g${i}`);
+      } else {
+        good.push({ id: `g${i}`, base: (await log.append(b)).baseOffset });
+      }
+    }
+  };
+  await Promise.all([lane(), lane(), lane(), lane()]);
+  assert.equal(bad.length, 17);
+  assert.ok(log.appendWrites < good.length, `${good.length} appends took ${log.appendWrites} writes`);
+  const inCallOrder = [...good].sort((a, b) => Number(a.id.slice(1)) - Number(b.id.slice(1)));
+  assert.deepEqual(good.map((g) => g.base).sort((a, b) => a - b), inCallOrder.map((g) => g.base), 'offsets follow the order the appends were made');
+  const got = await readAll(log, 0);
+  assert.deepEqual(got.map((b) => b.firstValue.split('-')[0]), inCallOrder.map((g) => g.id));
+  assert.ok(got.every((b) => b.crcOk));
+  const infos = log.segmentInfos();
+  assert.ok(infos.length > 5, `rolled into ${infos.length} segments`);
+  for (const s of infos) assert.ok(s.sizeInBytes <= 1500, `segment ${s.baseOffset} holds ${s.sizeInBytes} bytes`);
+});
+
+test('roll() and DeleteRecords called between appends take their place in the order: appends made before them come first', async (t) => {
+  const dir = await tempDir(t);
+  const log = await openLog(dir);
+  const before = Array.from({ length: 5 }, (_, i) => log.append(batchOf(`a${i}`, 2)));
+  const rolled = log.roll();
+  const after = Array.from({ length: 5 }, (_, i) => log.append(batchOf(`b${i}`, 2)));
+  const start = log.deleteRecordsBefore(10);
+  const last = log.append(batchOf('c', 1));
+  assert.deepEqual((await Promise.all(before)).map((r) => r.baseOffset), [0, 2, 4, 6, 8]);
+  assert.deepEqual([(await rolled)?.baseOffset, (await rolled)?.lastOffset], [0, 9], 'the closed segment holds exactly the appends made before roll()');
+  assert.deepEqual((await Promise.all(after)).map((r) => r.baseOffset), [10, 12, 14, 16, 18]);
+  assert.equal(await start, 10, 'DeleteRecords saw the log end after the appends before it');
+  assert.equal((await last).baseOffset, 20);
+  assert.deepEqual(log.segmentInfos().map((s) => s.baseOffset), [10], 'the segment below the new start is gone');
 });
 
 test('maxBytes: whole batches only, and the first batch is returned whole even when larger', async (t) => {

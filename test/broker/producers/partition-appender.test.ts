@@ -95,6 +95,33 @@ test('pipelined appends to one partition keep their order and pass the sequence 
   assert.equal((await appender.append(plog, plain, undefined, 't-0')).baseOffset, 40);
 });
 
+test('plain appends do not wait for the ones before them to be written, so they are written in groups; mixed with idempotent ones, all keep the order made', async (t) => {
+  const { dir, defer } = await tempLogDir(t);
+  const plog = await PartitionLog.open({ dir });
+  defer(() => plog.close());
+  const appender = new PartitionAppender({ log });
+  defer(() => appender.close());
+  // A listener sees an append only once its bytes can be read.
+  const seen: number[] = [];
+  appender.onAppend((l) => seen.push(l.logEndOffset));
+  const plain = (i: number) => encodeRecordBatch({ baseTimestamp: 1n, records: [{ value: Buffer.from(`plain-${i}`) }, { value: Buffer.from(`plain-${i}b`) }] });
+  const appends = Array.from({ length: 40 }, (_, i) => {
+    if (i % 10 !== 9) return appender.append(plog, plain(i), undefined, 't-0');
+    const x = idempotent(7n, 0, Math.floor(i / 10) * 2, 2);
+    return appender.append(plog, x.batch, x.info, 't-0');
+  });
+  const results = await Promise.all(appends);
+  assert.deepEqual(results.map((r) => r.baseOffset), Array.from({ length: 40 }, (_, i) => i * 2), 'offsets in the order the appends were made');
+  assert.ok(plog.appendWrites < 40, `40 appends took ${plog.appendWrites} writes`);
+  assert.equal(seen.length, 40);
+  for (const [k, r] of results.entries()) assert.ok((seen[k] ?? 0) > r.lastOffset, `listener call ${k} saw the log end at ${seen[k]}, before offset ${r.lastOffset} was written`);
+  const expected = Array.from({ length: 40 }, (_, i) => (i % 10 === 9 ? [`p7-s${Math.floor(i / 10) * 2}`, `p7-s${Math.floor(i / 10) * 2 + 1}`] : [`plain-${i}`, `plain-${i}b`])).flat();
+  assert.deepEqual(await values(plog), expected);
+  // The idempotent batches passed the sequence check one after the other: a retry of the last is a duplicate.
+  const retry = idempotent(7n, 0, 6, 2);
+  assert.deepEqual(await appender.append(plog, retry.batch, retry.info, 't-0').then((r) => [r.baseOffset, r.duplicate]), [78, true]);
+});
+
 test('producer state survives a clean close (snapshot) and a crash (replay of the log), so dedupe still works', async (t) => {
   const { dir, defer } = await tempLogDir(t);
   // Run 1: clean shutdown writes the snapshot.
