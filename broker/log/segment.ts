@@ -236,11 +236,11 @@ export class LogSegment {
    * one positional write, then updates the indexes (so no reader sees the bytes before they are written).
    * Called by the partition log only, one call at a time.
    *
-   * The write runs on the thread pool. The kernel's copy into page-cache pages costs about 2 ns per byte
-   * here, and on the broker's thread it was 51-65 % of its busy time with 16 KiB batches and 76 % with 1 MiB
-   * batches (bench/RESULTS.md). A single thread-pool round trip per 16 KiB batch cost 44 % of that thread
-   * instead, so the partition log hands over all the appends that queued up meanwhile as one write.
-   * Durability is the same either way: once this resolves, the bytes survive a kill -9.
+   * The write runs on the thread pool. On the broker's thread the kernel's copy into page-cache pages was
+   * 51-65 % of its busy time with 16 KiB batches (about 24 µs per write here) and 76 % with 1 MiB batches
+   * (bench/RESULTS.md). A thread-pool round trip per 16 KiB batch cost 44 % of that thread instead, so the
+   * partition log hands over the appends that queued up meanwhile as one write. Durability is the same
+   * either way: once this resolves, the bytes survive a kill -9.
    */
   async append(bufs: readonly Buffer[], nowMs: number): Promise<void> {
     const pos = this.size;
