@@ -26,7 +26,8 @@ export function kafkaClasspath(): string {
   }
 }
 
-async function freePort(): Promise<number> {
+/** A port that was free on 127.0.0.1 a moment ago. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -47,7 +48,7 @@ export interface KafkaPeer {
 }
 
 /** Formats `dir` and starts Kafka on free ports; resolves once it creates and deletes a topic. */
-export async function startKafka(dir: string, options: { ssl?: { keystore: string; password: string } } = {}): Promise<KafkaPeer> {
+export async function startKafka(dir: string, options: { ssl?: { keystore: string; password: string }; /** More `key=value` broker settings. */ extraProps?: readonly string[] } = {}): Promise<KafkaPeer> {
   const cp = kafkaClasspath();
   const port = await freePort();
   const controller = await freePort();
@@ -84,6 +85,7 @@ export async function startKafka(dir: string, options: { ssl?: { keystore: strin
       'log.retention.hours=168',
       'log.segment.bytes=1073741824',
       'log.retention.check.interval.ms=300000',
+      ...(options.extraProps ?? []),
       '',
     ].join('\n'),
   );
