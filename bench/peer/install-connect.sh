@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Apache Kafka Connect 4.4 with Apache Iceberg's sink connector for bench/peer/connect.bench.ts (the versions
-# connect-pom.xml names), from Maven Central: Maven resolves them into ~/.m2 and writes the classpath to
-# $FLOE_PEERS/kafka-connect/classpath. No jar enters the repository. Kafka's broker comes from install.sh,
-# which bench/peer/run.sh runs first (it also installs a JDK and Maven when they are missing).
+# Apache Kafka Connect with Apache Iceberg's sink connector for bench/peer/connect.bench.ts (the versions
+# connect-pom.xml names: Connect 4.3.2, whose AppInfoParser Iceberg 1.12.0's sink still needs), from Maven
+# Central: Maven resolves them into ~/.m2 and writes the classpath to $FLOE_PEERS/kafka-connect/classpath.
+# No jar enters the repository. Kafka's broker comes from install.sh, which bench/peer/run.sh runs first (it
+# also installs a JDK and Maven when they are missing).
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/peers/lib.sh"
 export FLOE_PEERS="${FLOE_PEERS:-$HOME/.cache/floe-peers}"
