@@ -6,6 +6,7 @@ import { completeSwap, type SwapRange } from './cleaner/segment-swap.js';
 import { recoverLog, type RecoveryReport } from './log-recovery.js';
 import { CLEAN_SHUTDOWN_FILE, LOG_START_CHECKPOINT_FILE, unlinkIfExists, writeFileAtomic } from './files.js';
 import { LogSegment, type SegmentRead } from './segment.js';
+import { firstAtOrAfter, firstTimestampFrom, maxTimestamp, readSegments } from './segment-lookups.js';
 
 /**
  * Rewrites a batch for a LogAppendTime topic: sets the timestamp-type attribute and the max timestamp to
@@ -394,27 +395,13 @@ export class PartitionLog {
     for (;;) {
       const segs = this.segments;
       try {
-        return await this.readFrom(segs, fetchOffset, maxBytes, upper, minOneBatch, logStartOffset, logEndOffset, options.allocate);
+        const r = await readSegments(segs, fetchOffset, maxBytes, upper, minOneBatch, options.allocate);
+        return { ...(r ?? { records: EMPTY, firstOffset: fetchOffset, nextOffset: fetchOffset }), logStartOffset, logEndOffset };
       } catch (err) {
         // The log cleaner replaced a segment under this read: read again from the new list.
         if (segs === this.segments || this.closed || !segs.some((s) => s.retired && !this.segments.includes(s))) throw err;
       }
     }
-  }
-
-  private async readFrom(segs: readonly LogSegment[], fetchOffset: number, maxBytes: number, upper: number, minOneBatch: boolean, logStartOffset: number, logEndOffset: number, allocate: ((bytes: number) => Buffer) | undefined): Promise<LogReadResult> {
-    const from = floorSegment(segs, fetchOffset);
-    if (from < 0) {
-      // Its segment was deleted while this read started (retention): never answer with a later segment's batches.
-      throw new LogError('OFFSET_OUT_OF_RANGE', `offset ${fetchOffset} is below the first segment (${segs[0]?.baseOffset}); its segment was just deleted, fetch again`);
-    }
-    for (let i = from; i < segs.length; i++) {
-      const seg = segs[i] as LogSegment;
-      if (seg.baseOffset >= upper) break;
-      const r = await seg.read(Math.max(fetchOffset, seg.baseOffset), maxBytes, upper, minOneBatch, allocate);
-      if (r !== undefined) return { ...r, logStartOffset, logEndOffset };
-    }
-    return { records: EMPTY, firstOffset: fetchOffset, nextOffset: fetchOffset, logStartOffset, logEndOffset };
   }
 
   /**
@@ -423,15 +410,7 @@ export class PartitionLog {
    */
   async offsetForTimestamp(timestamp: number): Promise<TimestampOffset | undefined> {
     if (this.closed) throw new LogError('LOG_CLOSED', `partition log ${this.dir} is closed; look the partition up again`);
-    const lso = this.startOffset;
-    for (const seg of this.segments) {
-      if (seg.nextOffset <= lso || seg.maxTimestamp < timestamp) continue;
-      const loc = await seg.findByTimestamp(timestamp);
-      if (loc === undefined) continue;
-      const found = await this.refine(seg, loc, timestamp);
-      return { offset: Math.max(found.offset, lso), timestamp: found.timestamp };
-    }
-    return undefined;
+    return firstAtOrAfter(this.segments, this.startOffset, timestamp, this.options.recordLocator);
   }
 
   /**
@@ -440,26 +419,7 @@ export class PartitionLog {
    */
   async maxTimestampOffset(): Promise<TimestampOffset | undefined> {
     if (this.closed) throw new LogError('LOG_CLOSED', `partition log ${this.dir} is closed; look the partition up again`);
-    const lso = this.startOffset;
-    let best: LogSegment | undefined;
-    for (const seg of this.segments) {
-      if (seg.nextOffset <= lso || seg.maxTimestamp < 0) continue;
-      if (best === undefined || seg.maxTimestamp > best.maxTimestamp) best = seg;
-    }
-    if (best === undefined) return undefined;
-    const loc = await best.locate(best.offsetOfMaxTimestamp);
-    if (loc === undefined) return undefined;
-    const found = await this.refine(best, loc, best.maxTimestamp);
-    return { offset: Math.max(found.offset, lso), timestamp: found.timestamp };
-  }
-
-  private async refine(seg: LogSegment, loc: { baseOffset: number; maxTimestamp: number; position: number; sizeInBytes: number; lastOffset: number }, timestamp: number): Promise<TimestampOffset> {
-    const locator = this.options.recordLocator;
-    if (locator !== undefined) {
-      const exact = locator(await seg.readBatch(loc), timestamp);
-      if (exact !== undefined) return exact;
-    }
-    return { offset: loc.baseOffset, timestamp: loc.maxTimestamp };
+    return maxTimestamp(this.segments, this.startOffset, this.options.recordLocator);
   }
 
   /**
@@ -469,15 +429,7 @@ export class PartitionLog {
    */
   async firstTimestampFrom(offset: number): Promise<number | undefined> {
     if (this.closed) return undefined;
-    const segs = this.segments;
-    const from = Math.max(offset, this.startOffset);
-    for (let i = Math.max(0, floorSegment(segs, from)); i < segs.length; i++) {
-      const seg = segs[i] as LogSegment;
-      if (seg.nextOffset <= from) continue;
-      const loc = await seg.locate(Math.max(from, seg.baseOffset));
-      if (loc !== undefined) return seg.firstTimestamp(loc);
-    }
-    return undefined;
+    return firstTimestampFrom(this.segments, Math.max(offset, this.startOffset));
   }
 
   /**
@@ -635,21 +587,4 @@ export class PartitionLog {
 
 function describe(seg: LogSegment): ClosedSegment {
   return { baseOffset: seg.baseOffset, lastOffset: seg.lastOffset, path: seg.logPath, sizeInBytes: seg.size, maxTimestamp: seg.maxTimestamp };
-}
-
-/** Index of the last segment whose base offset is <= offset, or -1. */
-function floorSegment(segs: readonly LogSegment[], offset: number): number {
-  let lo = 0;
-  let hi = segs.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((segs[mid] as LogSegment).baseOffset <= offset) {
-      found = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return found;
 }
