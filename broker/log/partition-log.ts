@@ -82,6 +82,13 @@ export interface LogReadResult extends SegmentRead {
 
 
 const EMPTY = Buffer.alloc(0);
+/**
+ * A group's write takes appends up to this many bytes (a larger single append goes alone), and the rest wait
+ * for the next. Writes of several MiB at once copied into the page cache 3-5x slower than 1 MiB writes on
+ * the machine of bench/RESULTS.md (the kernel's copy_folio_from_iter_atomic, 83 % of a profile); the cause
+ * was not found. 256 KiB keeps 1 MiB batches as fast as before and groups 16 KiB ones.
+ */
+const GROUP_WRITE_BYTES = 256 * 1024;
 const MAX_RELATIVE_OFFSET = 0x7fffffff;
 
 /**
@@ -206,7 +213,8 @@ export class PartitionLog {
    * completed (and was fsynced, if flush.messages says so). Offsets follow the order of the calls.
    *
    * Appends made while earlier ones are still being written are written together, after them, with one
-   * write (group commit): the thread-pool round trip is paid per group, not per batch.
+   * write of up to GROUP_WRITE_BYTES (group commit): the thread-pool round trip is paid per group, not per
+   * batch.
    */
   append(batches: Buffer): Promise<AppendResult> {
     return new Promise<AppendResult>((resolve, reject) => {
@@ -235,7 +243,9 @@ export class PartitionLog {
           throw new LogError('LOG_APPEND_TIME_UNSUPPORTED', `topic of ${this.dir} uses LogAppendTime but the log has no timestamp rewriter; pass setLogAppendTime`);
         }
         const offsets = countOffsets(member.buf, this.config.segmentBytes);
-        if (this.needsRoll(stagedBytes, stagedOffsets, member.buf.length, offsets, now)) {
+        const full = stagedBytes > 0 && stagedBytes + member.buf.length > GROUP_WRITE_BYTES;
+        // A full group, or one that must roll first, is written before this append is staged.
+        if (full || this.needsRoll(stagedBytes, stagedOffsets, member.buf.length, offsets, now)) {
           await this.writeStaged(staged, now);
           staged = [];
           stagedBytes = stagedOffsets = 0;

@@ -140,6 +140,20 @@ test('appends made while others are written are written together, in call order;
   for (const s of infos) assert.ok(s.sizeInBytes <= 1500, `segment ${s.baseOffset} holds ${s.sizeInBytes} bytes`);
 });
 
+test('a group write takes appends up to 256 KiB; a larger append is written alone', async (t) => {
+  const dir = await tempDir(t);
+  const log = await openLog(dir, { config: { 'segment.bytes': 64 * 1024 * 1024 } });
+  // Made in one go, these all join one group; its writes must still be cut at 256 KiB.
+  const small = await Promise.all(Array.from({ length: 40 }, (_, i) => log.append(batchOf(`s${i}`, 1, { valueBytes: 100 * 1024 }))));
+  assert.deepEqual(small.map((r) => r.baseOffset), small.map((_, i) => i));
+  assert.ok(log.appendWrites >= 20 && log.appendWrites < 40, `40 appends of 100 KiB took ${log.appendWrites} writes: two per write`);
+  const before = log.appendWrites;
+  await Promise.all(Array.from({ length: 6 }, (_, i) => log.append(batchOf(`l${i}`, 1, { valueBytes: 1024 * 1024 }))));
+  assert.equal(log.appendWrites - before, 6, 'appends over 256 KiB are written one by one');
+  const got = await readAll(log, 0, 1 << 30);
+  assert.deepEqual(got.map((b) => b.firstValue.split('-')[0]), [...small.map((_, i) => `s${i}`), ...Array.from({ length: 6 }, (_, i) => `l${i}`)]);
+});
+
 test('roll() and DeleteRecords called between appends take their place in the order: appends made before them come first', async (t) => {
   const dir = await tempDir(t);
   const log = await openLog(dir);
