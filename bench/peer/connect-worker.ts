@@ -11,7 +11,7 @@ import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseParquetFooter } from '../../iceberg/parquet/footer.js';
-import { freePort, peersDir } from './kafka-broker.js';
+import { freePort, peersDir, watchJvm } from './kafka-broker.js';
 
 /** The classpath of Kafka Connect with Iceberg's sink; throws with what to run when it is missing. */
 export function connectClasspath(): string {
@@ -72,8 +72,8 @@ export async function startConnectWorker(dir: string, bootstrap: string): Promis
     ].join('\n'),
   );
   // connect-standalone.sh: -Xms256M -Xmx2G and kafka-run-class.sh's GC flags.
-  const jvm = ['-Xms256M', '-Xmx2G', '-server', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:InitiatingHeapOccupancyPercent=35', '-XX:+ExplicitGCInvokesConcurrent', '-Djava.awt.headless=true', `-Dlog4j2.configurationFile=${log4j}`];
-  const child = spawn('java', [...jvm, '-cp', cp, 'org.apache.kafka.connect.cli.ConnectStandalone', worker], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const jvmFlags = ['-Xms256M', '-Xmx2G', '-server', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:InitiatingHeapOccupancyPercent=35', '-XX:+ExplicitGCInvokesConcurrent', '-Djava.awt.headless=true', `-Dlog4j2.configurationFile=${log4j}`];
+  const child = spawn('java', [...jvmFlags, '-cp', cp, 'org.apache.kafka.connect.cli.ConnectStandalone', worker], { stdio: ['ignore', 'pipe', 'pipe'] });
   const logFile = createWriteStream(join(dir, 'connect.log'));
   let recent = '';
   const keep = (c: Buffer) => {
@@ -82,39 +82,15 @@ export async function startConnectWorker(dir: string, bootstrap: string): Promis
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let dead = false;
-  void exited.then(() => {
-    dead = true;
-    logFile.end();
-  });
+  const jvm = watchJvm(child, 'Kafka Connect', () => logFile.end());
   const restUrl = `http://127.0.0.1:${restPort}`;
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (dead) throw new Error(`Kafka Connect exited while starting:\n${recent}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`Kafka Connect did not start within 120 s:\n${recent}`);
-    }
-    try {
-      if ((await fetch(`${restUrl}/connectors`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await jvm.untilReady(async () => (await fetch(`${restUrl}/connectors`)).ok, () => recent, 200);
   return {
     child,
     pid: child.pid!,
     restUrl,
     tail: () => recent.split('\n').slice(-40).join('\n'),
-    async stop() {
-      if (dead) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => jvm.stop(),
   };
 }
 

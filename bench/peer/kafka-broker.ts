@@ -103,34 +103,61 @@ export async function startKafka(dir: string, options: { ssl?: { keystore: strin
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let dead = false;
-  void exited.then(() => (dead = true));
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (dead) throw new Error(`Apache Kafka exited while starting:\n${out}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`Apache Kafka did not start within 120 s:\n${out}`);
-    }
-    try {
+  const jvm = watchJvm(child, 'Apache Kafka');
+  await jvm.untilReady(
+    async () => {
       const c = await LoadClient.connect(port, 1);
       try {
         await createTopic(c, 'floe-bench-ready', 1);
         await deleteTopic(c, 'floe-bench-ready');
-        break;
+        return true;
       } finally {
         await c.close();
       }
-    } catch {
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
+    },
+    () => out,
+    500,
+  );
   return {
     child,
     port,
     sslPort,
     pid: child.pid!,
+    stop: () => jvm.stop(),
+  };
+}
+
+/** A started JVM peer (Kafka, Kafka Connect): waits for it to be ready, and stops it. */
+export interface WatchedJvm {
+  /**
+   * Calls `probe` every `pollMs` until it resolves true; a throw counts as not ready yet. Fails, with what
+   * `output()` holds, if the process exits first or is not ready within 120 s (then it is killed).
+   */
+  untilReady(probe: () => Promise<boolean>, output: () => string, pollMs: number): Promise<void>;
+  /** SIGTERM, SIGKILL after 30 s; resolves once the process exited. */
+  stop(): Promise<void>;
+}
+
+export function watchJvm(child: ChildProcess, name: string, onExit?: () => void): WatchedJvm {
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let dead = false;
+  void exited.then(() => {
+    dead = true;
+    onExit?.();
+  });
+  return {
+    async untilReady(probe, output, pollMs) {
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        if (dead) throw new Error(`${name} exited while starting:\n${output()}`);
+        if (Date.now() > deadline) {
+          child.kill('SIGKILL');
+          throw new Error(`${name} did not start within 120 s:\n${output()}`);
+        }
+        if (await probe().catch(() => false)) return;
+        await new Promise((r) => setTimeout(r, pollMs));
+      }
+    },
     async stop() {
       if (dead) return;
       child.kill('SIGTERM');
