@@ -7,7 +7,8 @@
  * - commit: make many copied segments, of many partitions, visible in ONE snapshot whose summary records each
  *   partition's highest committed offset and manifest. `SnapshotUpdate.validate` refuses a commit whose base
  *   already holds those offsets, and an ambiguous failure is settled by reloading the table: the summary says
- *   whether it landed. So a retry after a crash neither duplicates nor loses rows;
+ *   whether it landed. So a retry after a crash neither duplicates nor loses rows. What each partition adds
+ *   to the snapshot is planned in commit-segments.ts;
  * - remove: total retention, data files and manifest entries in one overwrite snapshot, objects deleted after;
  *   DeleteRecords moves the remote log start the same way (truncateBefore); a deleted topic's table is dropped
  *   with its files (drop).
@@ -42,8 +43,9 @@ import { TieringError, type PartitionTransactions, type SegmentRowCounts, type L
 import { crashPoint } from './crash-points.js';
 import { FileLeases } from './file-leases.js';
 import { TopicCompaction, type CompactionOutcome, type CompactOptions } from './topic-compaction.js';
-import { deletesOf, TopicRunbook, type HideResult, type RollbackResult } from './topic-runbook.js';
-import { isTxnDeletes, isUndecidedDeletes, writeTxnDeletes } from './txn-deletes.js';
+import { TopicRunbook, type HideResult, type RollbackResult } from './topic-runbook.js';
+import { writeTxnDeletes } from './txn-deletes.js';
+import { commitPartition, type CommitSegmentsContext } from './commit-segments.js';
 import {
   COMMITTED_OFFSET_PREFIX,
   SEGMENTS_PREFIX,
@@ -66,7 +68,7 @@ import { DeadLetterTable } from './dead-letter-table.js';
 import type { RegistryReader } from '../typed/value-typer.js';
 import type { TopicTypingSettings } from '../typed/record-typers.js';
 import { hideBelow, rowsBelow, type RowsContext } from './hide-below.js';
-import { settledDeletes, settleSegments, undecidedPartitions, type PartitionTxnLookup, type SettlementContext } from './txn-settlement.js';
+import { undecidedPartitions, type PartitionTxnLookup, type SettlementContext } from './txn-settlement.js';
 import { maxTimestampOffset, offsetForTimestamp, type TimestampOffset } from './remote-timestamps.js';
 import { checkFieldIds, checkOwnership, FLOE_OWNER, TOPIC_PROPERTY } from './table-checks.js';
 import { TopicUpsert, type UpsertReport } from './latest/topic-upsert.js';
@@ -338,79 +340,14 @@ export class IcebergTopic {
     // gets new segments: an ended transaction's rows wait for the topic's next commit at most.
     const partitions = [...new Set([...byPartition.keys(), ...this.undecidedPartitions()])].sort((a, b) => a - b);
     for (const p of partitions) {
-      const list = byPartition.get(p) ?? [];
       const m = this.manifest(p);
-      // Committed segments whose open transactions have ended since get their final deletes in this commit.
-      const settled = await settleSegments(this.settlementContext(), p, m.segments, update, txnsOf);
-      if (list.length === 0) {
-        if (settled.changed === 0) continue;
-        // Only settled: the partition's committed offset stays, its history names the new delete files.
-        expected.set(p, m.committedOffset);
-        files += settled.changed;
-        next.set(p, { ...m, segments: settled.segments });
-        continue;
-      }
+      const planned = await commitPartition(this.commitContext(), p, m, byPartition.get(p) ?? [], update, txnsOf);
+      if (planned === undefined) continue;
       expected.set(p, m.committedOffset);
-      files += settled.changed;
-      let committed = m.committedOffset;
-      const added: SegmentEntry[] = [];
-      for (const s of list) {
-        if (s.baseOffset <= committed) {
-          throw new TieringError('OUT_OF_ORDER', `${this.topic}-${p} segment ${s.baseOffset}..${s.lastOffset} overlaps the committed history (up to ${committed}); re-copy it from the next uncommitted offset`);
-        }
-        committed = s.lastOffset;
-        if (s.lastOffset < m.logStartOffset) {
-          dropped.push(...s.dataFiles, ...s.indexFiles);
-          continue;
-        }
-        let dataFiles = this.pendingFiles.get(key(p, s.baseOffset)) ?? [];
-        let entry: SegmentEntry = { baseOffset: s.baseOffset, lastOffset: s.lastOffset, maxTimestamp: s.maxTimestamp, sizeInBytes: s.sizeInBytes, dataFiles: s.dataFiles, indexFiles: s.indexFiles };
-        // Aborted transactional rows are hidden in the same snapshot that adds their data files.
-        let aborted = this.pendingDeletes.get(key(p, s.baseOffset)) ?? [];
-        if (aborted.length !== (s.deleteFiles ?? []).filter(isTxnDeletes).length) {
-          throw new TieringError('CORRUPT_MANIFEST', `${this.topic}-${p} segment ${s.baseOffset}..${s.lastOffset} was copied with delete files this table did not write (or lost them); copy it again`);
-        }
-        if (aborted.some((d) => isUndecidedDeletes(d.file_path))) {
-          // Copied while a transaction in it was open: if it has ended since (its marker may be in a segment of
-          // this very commit), the segment goes in with its final deletes; the undecided ones were never
-          // committed and are deleted once this commit lands.
-          const final = await settledDeletes(this.settlementContext(), p, s, dataFiles, txnsOf);
-          if (final !== undefined) {
-            dropped.push(...aborted.map((d) => d.file_path));
-            aborted = final;
-          }
-        }
-        const deletes: DataFile[] = [];
-        if (s.baseOffset < m.logStartOffset) {
-          // DeleteRecords moved the start into this segment before it was committed: its rows below stay hidden,
-          // and its files wholly below are not added at all.
-          const partitions = new Map(dataFiles.map((f) => [f.file_path, f.partition]));
-          const hidden = await hideBelow(this.rows(), p, entry, m.logStartOffset, partitions);
-          deletes.push(...hidden.deletes);
-          entry = hidden.entry;
-          dataFiles = dataFiles.filter((f) => !hidden.removedData.includes(f.file_path));
-          // The aborted rows of data files wholly below the start leave with them.
-          const gone = aborted.filter((d) => hidden.removedData.some((f) => deletesOf(f, d.file_path)));
-          aborted = aborted.filter((d) => !gone.includes(d));
-          dropped.push(...hidden.removedData, ...hidden.removedIndexes, ...gone.map((d) => d.file_path));
-        }
-        deletes.push(...aborted);
-        if (deletes.length > 0) entry = { ...entry, deleteFiles: deletes.map((d) => d.file_path) };
-        for (const f of dataFiles) {
-          update.addFile(f);
-          addedFiles.push(f);
-          this.compaction.fileSizes.set(f.file_path, Number(f.file_size_in_bytes));
-          files++;
-        }
-        for (const d of deletes) {
-          update.addDeleteFile(d);
-          files++;
-        }
-        added.push(entry);
-      }
-      // The first commit starts the remote log at its first segment, unless DeleteRecords already moved it higher.
-      const logStartOffset = m.segments.length === 0 && m.committedOffset < 0 ? Math.max(m.logStartOffset, added[0]?.baseOffset ?? 0) : m.logStartOffset;
-      next.set(p, { partition: p, logStartOffset, committedOffset: committed, segments: [...settled.segments, ...added] });
+      next.set(p, planned.next);
+      files += planned.files;
+      addedFiles.push(...planned.addedFiles);
+      dropped.push(...planned.dropped);
     }
     if (next.size === 0) return true;
     // Segments holding only control batches add no rows: the snapshot then only moves the committed offsets
@@ -464,6 +401,18 @@ export class IcebergTopic {
   /** Whether some committed rows wait for the end of their transaction (see txn-settlement.ts). */
   get hasUndecided(): boolean {
     return this.undecidedPartitions().length > 0;
+  }
+
+  /** What commit-segments.ts needs of this topic. */
+  private commitContext(): CommitSegmentsContext {
+    return {
+      topic: this.topic,
+      settlement: this.settlementContext(),
+      rows: this.rows(),
+      pendingFiles: (p, baseOffset) => this.pendingFiles.get(key(p, baseOffset)),
+      pendingDeletes: (p, baseOffset) => this.pendingDeletes.get(key(p, baseOffset)),
+      fileSizes: this.compaction.fileSizes,
+    };
   }
 
   /** What txn-settlement.ts needs of this topic. */
