@@ -31,7 +31,7 @@
  */
 import type { Catalog, TableIdentifier } from '../../iceberg/catalog/catalog.js';
 import { CatalogError } from '../../iceberg/catalog/catalog.js';
-import type { DataFile, PartitionData } from '../../iceberg/data-file.js';
+import type { DataFile } from '../../iceberg/data-file.js';
 import type { FileIO } from '../../iceberg/io/file-io.js';
 import type { SnapshotUpdate } from '../../iceberg/transaction.js';
 import { latestSummaryProperty } from '../../iceberg/transaction.js';
@@ -71,6 +71,7 @@ import { hideBelow, rowsBelow, type RowsContext } from './hide-below.js';
 import { undecidedPartitions, type PartitionTxnLookup, type SettlementContext } from './txn-settlement.js';
 import { maxTimestampOffset, offsetForTimestamp, type TimestampOffset } from './remote-timestamps.js';
 import { checkFieldIds, checkOwnership, FLOE_OWNER, TOPIC_PROPERTY } from './table-checks.js';
+import { partitionTuples, specIsOurs } from './partition-tuples.js';
 import { TopicUpsert, type UpsertReport } from './latest/topic-upsert.js';
 import { TopicRetention } from './topic-retention.js';
 import { LatestTable, type UpsertSettings } from './latest/latest-table.js';
@@ -123,7 +124,7 @@ export class IcebergTopic {
       serial: (fn) => this.serial(fn),
       commitHistory: (update, next) => this.commitHistory(update, next),
       reload: () => this.reload(),
-      specIsOurs: () => this.specIsOurs(),
+      specIsOurs: () => specIsOurs(this.table, this.codec),
       retired: () => this.retired,
       typed: () => this.typing.typers,
     });
@@ -137,7 +138,7 @@ export class IcebergTopic {
       serial: (fn) => this.serial(fn),
       commitHistory: (update, next) => this.commitHistory(update, next),
       rowsBelow: (p, segment, location, index, offset) => rowsBelow(this.rows(), p, segment, location, index, offset),
-      partitionTuples: (p, segment) => this.partitionTuples(p, segment),
+      partitionTuples: (p, segment) => partitionTuples(this.table, this.codec, p, segment),
     });
     // Retention and DeleteRecords likewise (topic-retention.ts).
     this.retention = new TopicRetention({
@@ -146,7 +147,7 @@ export class IcebergTopic {
       serial: (fn) => this.serial(fn),
       commitHistory: (update, next) => this.commitHistory(update, next),
       deleteObjects: (locations) => this.deleteObjects(locations),
-      hideBelow: async (p, segment, offset) => hideBelow(this.rows(), p, segment, offset, await this.partitionTuples(p, segment)),
+      hideBelow: async (p, segment, offset) => hideBelow(this.rows(), p, segment, offset, await partitionTuples(this.table, this.codec, p, segment)),
     });
     // The upsert table reads the committed history and data files through this source only.
     this.upsert = new TopicUpsert(
@@ -417,7 +418,7 @@ export class IcebergTopic {
 
   /** What txn-settlement.ts needs of this topic. */
   private settlementContext(): SettlementContext {
-    return { topic: this.topic, io: this.io, tableLocation: this.table.location, partitionTuples: (p, s) => this.partitionTuples(p, s) };
+    return { topic: this.topic, io: this.io, tableLocation: this.table.location, partitionTuples: (p, s) => partitionTuples(this.table, this.codec, p, s) };
   }
 
   private forget(byPartition: Map<number, RemoteLogSegmentMetadata[]>): void {
@@ -518,39 +519,6 @@ export class IcebergTopic {
       if (loc !== undefined) update.set(SEGMENTS_PREFIX + p, loc);
       if (offset !== undefined) update.set(COMMITTED_OFFSET_PREFIX + p, offset);
     }
-  }
-
-  /**
-   * Partition tuples of a committed segment's data files, by path (a delete file must carry its target's).
-   * While the table has only ever had the partition spec Floe created it with (identity on the Kafka
-   * partition), every data file's tuple is that partition, so no manifest is read; a table whose spec was
-   * evolved (by another engine) is looked up in its live data files, which reads every manifest.
-   */
-  private async partitionTuples(partition: number, segment: SegmentEntry): Promise<Map<string, PartitionData>> {
-    const field = this.codec.partitionSpec(this.table.schema()).fields[0];
-    if (this.specIsOurs() && field !== undefined) return new Map(segment.dataFiles.map((f) => [f, { [field.name]: partition }]));
-    const { dataFiles } = await this.table.files();
-    return new Map(dataFiles.map((e) => [e.data_file.file_path, e.data_file.partition]));
-  }
-
-  /** Whether the table has only ever had the partition spec Floe creates it with (identity on the Kafka partition). */
-  private specIsOurs(): boolean {
-    const specs = this.table.metadata['partition-specs'];
-    const ours = this.codec.partitionSpec(this.table.schema());
-    const only = specs.length === 1 ? specs[0] : undefined;
-    const field = ours.fields[0];
-    const same =
-      only !== undefined &&
-      only['spec-id'] === ours['spec-id'] &&
-      only.fields.length === 1 &&
-      ours.fields.length === 1 &&
-      field !== undefined &&
-      field.transform === 'identity' &&
-      only.fields[0]?.['source-id'] === field['source-id'] &&
-      only.fields[0]?.['field-id'] === field['field-id'] &&
-      only.fields[0]?.name === field.name &&
-      only.fields[0]?.transform === 'identity';
-    return same;
   }
 
   /** What hide-below.ts needs of this topic. */
