@@ -51,6 +51,14 @@ export function crashPoint(point: CrashPoint): void {
   }
 }
 
+/** A FileIO that reaches the 'mid-upload' crash point after its first completed put. */
+export function crashAfterFirstPut(io: FileIO): FileIO {
+  let puts = 0;
+  return afterEachPut(io, () => {
+    if (++puts === 1) crashPoint('mid-upload');
+  });
+}
+
 /** `<NNNNN>-<uuid>.metadata.json` with NNNNN > 0: a commit's new metadata file (version 0 is the table's creation). */
 const COMMIT_METADATA = /\/metadata\/(\d+)-[^/]*\.metadata\.json$/;
 
@@ -60,12 +68,19 @@ const COMMIT_METADATA = /\/metadata\/(\d+)-[^/]*\.metadata\.json$/;
  */
 export function crashInsideCommit(io: FileIO): FileIO {
   if (target !== 'mid-commit') return io;
+  return afterEachPut(io, (location) => {
+    if (Number(COMMIT_METADATA.exec(location)?.[1] ?? 0) > 0) crashPoint('mid-commit');
+  });
+}
+
+/** `io` calling `stored` with the location of each object once its put has completed. */
+function afterEachPut(io: FileIO, stored: (location: string) => void): FileIO {
   return new Proxy(io, {
     get(t, prop, receiver) {
       if (prop === 'put') {
         return async (location: string, data: Buffer) => {
           const info = await t.put(location, data);
-          if (Number(COMMIT_METADATA.exec(location)?.[1] ?? 0) > 0) crashPoint('mid-commit');
+          stored(location);
           return info;
         };
       }

@@ -40,7 +40,7 @@ import { Table } from '../../iceberg/table.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { FIELD_IDS } from '../convert/schema.js';
 import { TieringError, type PartitionTransactions, type SegmentRowCounts, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata } from './api.js';
-import { crashPoint } from './crash-points.js';
+import { crashAfterFirstPut, crashPoint } from './crash-points.js';
 import { FileLeases } from './file-leases.js';
 import { TopicCompaction, type CompactionOutcome, type CompactOptions } from './topic-compaction.js';
 import { TopicRunbook, type HideResult, type RollbackResult } from './topic-runbook.js';
@@ -646,22 +646,4 @@ function rowCounts(files: readonly DataFile[]): SegmentRowCounts {
 
 function key(partition: number, baseOffset: number): string {
   return `${partition}:${baseOffset}`;
-}
-
-/** A FileIO that reaches the 'mid-upload' crash point after its first completed put. */
-function crashAfterFirstPut(io: FileIO): FileIO {
-  let puts = 0;
-  return new Proxy(io, {
-    get(target, prop, receiver) {
-      if (prop === 'put') {
-        return async (location: string, data: Buffer) => {
-          const info = await target.put(location, data);
-          if (++puts === 1) crashPoint('mid-upload');
-          return info;
-        };
-      }
-      const v: unknown = Reflect.get(target, prop, receiver);
-      return typeof v === 'function' ? (v as (...args: unknown[]) => unknown).bind(target) : v;
-    },
-  });
 }
