@@ -47,13 +47,12 @@ import { TopicRunbook, type HideResult, type RollbackResult } from './topic-runb
 import { writeTxnDeletes } from './txn-deletes.js';
 import { commitPartition, type CommitSegmentsContext } from './commit-segments.js';
 import {
+  carryHistory,
   COMMITTED_OFFSET_PREFIX,
   SEGMENTS_PREFIX,
   committedOffsetIn,
   emptyManifest,
-  historyDepths,
   loadManifests,
-  RENAME_AFTER_SNAPSHOTS,
   manifestLocation,
   segmentFor,
   serializeManifest,
@@ -359,7 +358,7 @@ export class IcebergTopic {
       await this.io.put(loc, serializeManifest(m));
       update.set(COMMITTED_OFFSET_PREFIX + p, String(m.committedOffset)).set(SEGMENTS_PREFIX + p, loc);
     }
-    this.carryHistory(update, next.keys());
+    carryHistory(update, this.table.metadata, next.keys());
     const layoutVersion = this.typing.withLayout(update);
     await this.typing.commitDeadLetters([...byPartition.values()].flat());
     update.validate((base) => {
@@ -487,7 +486,7 @@ export class IcebergTopic {
     const loc = manifestLocation(this.table.location, p);
     await this.io.put(loc, serializeManifest(next));
     update.set(COMMITTED_OFFSET_PREFIX + p, String(next.committedOffset)).set(SEGMENTS_PREFIX + p, loc);
-    this.carryHistory(update, [p]);
+    carryHistory(update, this.table.metadata, [p]);
     const layoutVersion = this.typing.withLayout(update);
     update.validate((base) => {
       if (latestSummaryProperty(base, SEGMENTS_PREFIX + p) !== before) {
@@ -502,23 +501,6 @@ export class IcebergTopic {
     }
     this.typing.landed(layoutVersion);
     this.manifests.set(p, next);
-  }
-
-  /**
-   * Names again, in this commit's summary, every other partition whose history was last named
-   * RENAME_AFTER_SNAPSHOTS or more snapshots ago. So the current history of every partition is always named
-   * within the newest snapshots, and snapshot expiry may drop everything older (see `historySnapshots`)
-   * without losing a partition that has not changed for a while, while each summary stays small.
-   */
-  private carryHistory(update: SnapshotUpdate, changed: Iterable<number>): void {
-    const skip = new Set(changed);
-    for (const [p, depth] of historyDepths(this.table.metadata)) {
-      if (skip.has(p) || depth < RENAME_AFTER_SNAPSHOTS - 1) continue;
-      const loc = latestSummaryProperty(this.table.metadata, SEGMENTS_PREFIX + p);
-      const offset = latestSummaryProperty(this.table.metadata, COMMITTED_OFFSET_PREFIX + p);
-      if (loc !== undefined) update.set(SEGMENTS_PREFIX + p, loc);
-      if (offset !== undefined) update.set(COMMITTED_OFFSET_PREFIX + p, offset);
-    }
   }
 
   /** What hide-below.ts needs of this topic. */

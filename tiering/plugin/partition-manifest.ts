@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FileIO } from '../../iceberg/io/file-io.js';
-import { latestSummaryProperty } from '../../iceberg/transaction.js';
+import { latestSummaryProperty, type SnapshotUpdate } from '../../iceberg/transaction.js';
 import { ancestorsOf, type TableMetadata } from '../../iceberg/table-metadata.js';
 import { TieringError, type RemoteLogSegmentMetadata, type TopicPartitionId } from './api.js';
 
@@ -101,7 +101,7 @@ export function manifestLocations(metadata: TableMetadata): Map<number, string> 
 
 /**
  * A partition that has not changed for this many snapshots is named again by the next Floe commit (see
- * `IcebergTopic`), so the current history is always within the newest snapshots: snapshot expiry can keep
+ * `carryHistory`), so the current history is always within the newest snapshots: snapshot expiry can keep
  * those (`historySnapshots`) and drop the rest, while each summary names only a few partitions.
  */
 export const RENAME_AFTER_SNAPSHOTS = 16;
@@ -123,6 +123,23 @@ export function historyDepths(metadata: TableMetadata): Map<number, number> {
     depth++;
   }
   return out;
+}
+
+/**
+ * Names again, in the summary of `update` (a commit on `metadata`), every partition but the `changed` ones
+ * whose history was last named RENAME_AFTER_SNAPSHOTS or more snapshots ago. So the current history of every partition is always named
+ * within the newest snapshots, and snapshot expiry may drop everything older (see `historySnapshots`)
+ * without losing a partition that has not changed for a while, while each summary stays small.
+ */
+export function carryHistory(update: SnapshotUpdate, metadata: TableMetadata, changed: Iterable<number>): void {
+  const skip = new Set(changed);
+  for (const [p, depth] of historyDepths(metadata)) {
+    if (skip.has(p) || depth < RENAME_AFTER_SNAPSHOTS - 1) continue;
+    const loc = latestSummaryProperty(metadata, SEGMENTS_PREFIX + p);
+    const offset = latestSummaryProperty(metadata, COMMITTED_OFFSET_PREFIX + p);
+    if (loc !== undefined) update.set(SEGMENTS_PREFIX + p, loc);
+    if (offset !== undefined) update.set(COMMITTED_OFFSET_PREFIX + p, offset);
+  }
 }
 
 /**
