@@ -1,7 +1,8 @@
 /**
  * One Kafka topic as an Iceberg table: `<namespace>.<topic>`, created on first use and owned by Floe (the
- * `floe.owner` property makes the REST catalog refuse outside commits). Holds the committed remote history of
- * every partition (see partition-manifest.ts) and implements, for this topic, the three table operations:
+ * `floe.owner` property makes the REST catalog refuse outside commits; see topic-table.ts). Holds the
+ * committed remote history of every partition (see partition-manifest.ts) and implements, for this topic, the
+ * three table operations:
  *
  * - copy: convert a closed segment into data files and index objects (deterministic names; not visible yet);
  * - commit: make many copied segments, of many partitions, visible in ONE snapshot whose summary records each
@@ -30,13 +31,11 @@
  * Operations that change the table run one at a time (a promise chain); reads use the in-memory manifests.
  */
 import type { Catalog, TableIdentifier } from '../../iceberg/catalog/catalog.js';
-import { CatalogError } from '../../iceberg/catalog/catalog.js';
 import type { DataFile } from '../../iceberg/data-file.js';
 import type { FileIO } from '../../iceberg/io/file-io.js';
 import type { SnapshotUpdate } from '../../iceberg/transaction.js';
 import { latestSummaryProperty } from '../../iceberg/transaction.js';
-import { FLOE_OWNER_PROPERTY } from '../../iceberg/rest/server.js';
-import { Table } from '../../iceberg/table.js';
+import type { Table } from '../../iceberg/table.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { FIELD_IDS } from '../convert/schema.js';
 import { TieringError, type PartitionTransactions, type SegmentRowCounts, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata } from './api.js';
@@ -61,19 +60,18 @@ import {
   type SegmentEntry,
 } from './partition-manifest.js';
 import type { SegmentCodec } from './segment-codec.js';
-import { FLOE_TABLE_PROPERTIES, type MaintenanceResult, type TableMaintenance } from './table-maintenance.js';
+import type { MaintenanceResult, TableMaintenance } from './table-maintenance.js';
 import { TopicTyping, type TypingReport } from './topic-typing.js';
-import { DeadLetterTable } from './dead-letter-table.js';
 import type { RegistryReader } from '../typed/value-typer.js';
 import type { TopicTypingSettings } from '../typed/record-typers.js';
 import { hideBelow, rowsBelow, type RowsContext } from './hide-below.js';
 import { undecidedPartitions, type PartitionTxnLookup, type SettlementContext } from './txn-settlement.js';
 import { maxTimestampOffset, offsetForTimestamp, type TimestampOffset } from './remote-timestamps.js';
-import { checkFieldIds, checkOwnership, FLOE_OWNER, TOPIC_PROPERTY } from './table-checks.js';
+import { dropTopicTable, loadTopicTable } from './topic-table.js';
 import { partitionTuples, specIsOurs } from './partition-tuples.js';
 import { TopicUpsert, type UpsertReport } from './latest/topic-upsert.js';
 import { TopicRetention } from './topic-retention.js';
-import { LatestTable, type UpsertSettings } from './latest/latest-table.js';
+import type { UpsertSettings } from './latest/latest-table.js';
 import { CompactedView, type CompactedViewSettings } from './compacted-view.js';
 
 export type { CompactionOutcome, CompactOptions } from './topic-compaction.js';
@@ -212,31 +210,9 @@ export class IcebergTopic {
 
   /** Loads the topic's table (creating the namespace and table if missing) and its committed history. */
   static async open(options: { catalog: Catalog; io: FileIO; codec: SegmentCodec; topic: string; namespace: readonly string[]; tableName?: string | undefined; leases?: FileLeases; checkLocation?: (location: string) => string | undefined }): Promise<IcebergTopic> {
-    const { catalog, io, codec, topic, namespace } = options;
-    const id: TableIdentifier = { namespace, name: options.tableName ?? topic };
-    if (!(await catalog.namespaceExists(namespace))) {
-      await catalog.createNamespace(namespace).catch((err: unknown) => {
-        if (!(err instanceof CatalogError && err.code === 'ALREADY_EXISTS')) throw err;
-      });
-    }
-    if (!(await catalog.tableExists(id))) {
-      const schema = codec.tableSchema();
-      await catalog
-        .createTable(id, {
-          schema,
-          partitionSpec: codec.partitionSpec(schema),
-          properties: { ...FLOE_TABLE_PROPERTIES, [FLOE_OWNER_PROPERTY]: FLOE_OWNER, [TOPIC_PROPERTY]: topic, 'write.parquet.compression-codec': 'zstd' },
-          formatVersion: 2,
-        })
-        .catch((err: unknown) => {
-          if (!(err instanceof CatalogError && err.code === 'ALREADY_EXISTS')) throw err;
-        });
-    }
-    const table = await Table.load(catalog, id, io);
-    checkOwnership(topic, id, table.metadata.properties, catalog.name);
-    checkFieldIds(topic, id, table.schema(), codec.tableSchema(), catalog.name);
-    const unusable = options.checkLocation?.(table.location);
-    if (unusable !== undefined) throw new TieringError('UNUSABLE_LOCATION', `table ${id.namespace.join('.')}.${id.name} of topic ${topic} lives at ${table.location}: ${unusable}`);
+    const { io, codec, topic } = options;
+    const id: TableIdentifier = { namespace: options.namespace, name: options.tableName ?? topic };
+    const table = await loadTopicTable({ ...options, id });
     const t = new IcebergTopic(topic, id, table, io, codec, options.leases ?? new FileLeases());
     t.manifests = await loadManifests(io, t.table.metadata);
     return t;
@@ -524,18 +500,9 @@ export class IcebergTopic {
    * included) first.
    */
   static async drop(options: { catalog: Catalog; io: FileIO; topic: string; namespace: readonly string[]; tableName?: string | undefined; table?: IcebergTopic | undefined }): Promise<boolean> {
-    const { catalog, topic, namespace, table } = options;
-    const id: TableIdentifier = { namespace, name: options.tableName ?? topic };
-    await table?.retire();
-    // The upsert table names the topic table's data files: it goes first (keeping them for the purge below).
-    await LatestTable.drop(catalog, id, topic, options.io);
-    if (!(await catalog.tableExists(id))) return false;
-    const props = (await catalog.loadTable(id)).metadata.properties;
-    if (props[FLOE_OWNER_PROPERTY] !== FLOE_OWNER || props[TOPIC_PROPERTY] !== topic) return false;
-    await catalog.dropTable(id, { purge: true });
-    // Its dead letters are copies of its records: they go with it.
-    await DeadLetterTable.drop(catalog, namespace, topic, id.name);
-    return true;
+    const id: TableIdentifier = { namespace: options.namespace, name: options.tableName ?? options.topic };
+    await options.table?.retire();
+    return dropTopicTable(options.catalog, options.io, options.topic, id);
   }
 
   /**
