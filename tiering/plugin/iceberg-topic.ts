@@ -4,7 +4,8 @@
  * committed remote history of every partition (see partition-manifest.ts) and implements, for this topic, the
  * three table operations:
  *
- * - copy: convert a closed segment into data files and index objects (deterministic names; not visible yet);
+ * - copy: convert a closed segment into data files and index objects (deterministic names; not visible yet;
+ *   see copy-segment.ts);
  * - commit: make many copied segments, of many partitions, visible in ONE snapshot whose summary records each
  *   partition's highest committed offset and manifest. `SnapshotUpdate.validate` refuses a commit whose base
  *   already holds those offsets, and an ambiguous failure is settled by reloading the table: the summary says
@@ -37,13 +38,12 @@ import type { SnapshotUpdate } from '../../iceberg/transaction.js';
 import { latestSummaryProperty } from '../../iceberg/transaction.js';
 import type { Table } from '../../iceberg/table.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
-import { FIELD_IDS } from '../convert/schema.js';
-import { TieringError, type PartitionTransactions, type SegmentRowCounts, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata } from './api.js';
-import { crashAfterFirstPut, crashPoint } from './crash-points.js';
+import { TieringError, type PartitionTransactions, type LogSegmentData, type RemoteFetchResult, type RemoteLogSegmentMetadata } from './api.js';
+import { crashPoint } from './crash-points.js';
 import { FileLeases } from './file-leases.js';
 import { TopicCompaction, type CompactionOutcome, type CompactOptions } from './topic-compaction.js';
 import { TopicRunbook, type HideResult, type RollbackResult } from './topic-runbook.js';
-import { writeTxnDeletes } from './txn-deletes.js';
+import { copySegment } from './copy-segment.js';
 import { commitPartition, type CommitSegmentsContext } from './commit-segments.js';
 import {
   carryHistory,
@@ -236,10 +236,10 @@ export class IcebergTopic {
   }
 
   /**
-   * Converts and uploads one closed segment. Throws ALREADY_COMMITTED when the table holds it already.
-   * `txns` is the broker's view of the partition's transactions: the rows of aborted transactions, and of
-   * ones still open, get position delete files (txn-deletes.ts), written here and committed with the data
-   * files. Without `txns` nothing is hidden.
+   * Converts and uploads one closed segment (copy-segment.ts). Throws ALREADY_COMMITTED when the table holds
+   * it already. `txns` is the broker's view of the partition's transactions: the rows of aborted
+   * transactions, and of ones still open, get position delete files (txn-deletes.ts), written here and
+   * committed with the data files. Without `txns` nothing is hidden.
    */
   async copy(segment: LogSegmentData, txns?: PartitionTransactions): Promise<RemoteLogSegmentMetadata> {
     const committed = this.manifest(segment.partition).committedOffset;
@@ -250,34 +250,10 @@ export class IcebergTopic {
       // Deleted (DeleteRecords) before it was tiered: nothing to keep; the commit only moves the committed offset.
       return { topic: this.topic, partition: segment.partition, baseOffset: segment.baseOffset, lastOffset: segment.lastOffset, maxTimestamp: segment.maxTimestamp, sizeInBytes: segment.sizeInBytes, dataFiles: [], indexFiles: [] };
     }
-    const converted = await this.codec.convertSegment({
-      io: crashAfterFirstPut(this.io),
-      tableLocation: this.table.location,
-      schema: this.table.schema(),
-      specId: this.table.specId(),
-      partition: segment.partition,
-      baseOffset: segment.baseOffset,
-      lastOffset: segment.lastOffset,
-      segmentPath: segment.path,
-      ...(this.typing.typers ? { typed: this.typing.typers } : {}),
-    });
-    await this.typing.converted(segment, converted);
-    const { deletes: aborted } = await writeTxnDeletes(this.io, this.table.location, { lastOffset: segment.lastOffset, ...converted }, txns);
-    this.pendingFiles.set(key(segment.partition, segment.baseOffset), converted.dataFiles);
-    this.pendingDeletes.set(key(segment.partition, segment.baseOffset), aborted);
-    return {
-      topic: this.topic,
-      partition: segment.partition,
-      baseOffset: segment.baseOffset,
-      lastOffset: segment.lastOffset,
-      maxTimestamp: segment.maxTimestamp,
-      sizeInBytes: segment.sizeInBytes,
-      dataFiles: converted.dataFiles.map((f) => f.file_path),
-      indexFiles: [...converted.indexFiles],
-      ...(aborted.length > 0 ? { deleteFiles: aborted.map((d) => d.file_path) } : {}),
-      // In a schema mode `value` is also null where the typed columns rebuild the value: count tombstones.
-      rows: converted.typed ? { ...rowCounts(converted.dataFiles), nullValues: converted.typed.counts.nulls } : rowCounts(converted.dataFiles),
-    };
+    const copied = await copySegment({ topic: this.topic, io: this.io, codec: this.codec, table: this.table, typing: this.typing }, segment, txns);
+    this.pendingFiles.set(key(segment.partition, segment.baseOffset), copied.dataFiles);
+    this.pendingDeletes.set(key(segment.partition, segment.baseOffset), copied.deletes);
+    return copied.metadata;
   }
 
   /** DataFiles of copied, uncommitted segments (the commit needs their metrics, not just their paths). */
@@ -578,19 +554,6 @@ export class IcebergTopic {
 /** The delete files of a partition's segments, as one comparable string. */
 function deleteFilesOf(segments: readonly SegmentEntry[]): string {
   return JSON.stringify(segments.map((s) => [s.baseOffset, [...(s.deleteFiles ?? [])].sort()]));
-}
-
-/** Rows, null keys and null values of converted data files, from their Iceberg column metrics. */
-function rowCounts(files: readonly DataFile[]): SegmentRowCounts {
-  let records = 0;
-  let nullKeys = 0;
-  let nullValues = 0;
-  for (const f of files) {
-    records += Number(f.record_count);
-    nullKeys += Number(f.null_value_counts?.get(FIELD_IDS.key) ?? 0n);
-    nullValues += Number(f.null_value_counts?.get(FIELD_IDS.value) ?? 0n);
-  }
-  return { records, nullKeys, nullValues };
 }
 
 function key(partition: number, baseOffset: number): string {
