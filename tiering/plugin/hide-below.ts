@@ -1,9 +1,10 @@
 /**
  * Hiding a segment's rows below an offset from table readers, for DeleteRecords and for a log start that cuts
- * through a segment (iceberg-topic.ts): whole data files below the offset leave the segment, and a data file
- * the offset cuts through gets a position delete file over its first rows (iceberg/position-deletes.ts),
- * named from the data file and the offset so that a retry rewrites the same object. The offset index gives
- * each batch's first row without reading data; only a batch straddling the offset is read.
+ * through a segment (topic-retention.ts, commit-segments.ts): whole data files below the offset leave the
+ * segment, and a data file the offset cuts through gets a position delete file over its first rows
+ * (iceberg/position-deletes.ts), named from the data file and the offset so that a retry rewrites the same
+ * object. The offset index gives each batch's first row without reading data; only a batch straddling the
+ * offset is read.
  */
 import { decodeRecordBatch } from '../../protocol/record-batch/record-batch.js';
 import type { DataFile, PartitionData } from '../../iceberg/data-file.js';

@@ -2,8 +2,9 @@
  * Settlement of transactions that were open when their rows reached the table (txn-deletes.ts): those rows
  * are hidden by `-open-txns` position deletes until the transaction ends. Once the last stable offset has
  * passed a segment, a commit replaces its undecided delete files by the final ones (the aborted rows only,
- * if any); iceberg-topic.ts does this in every commit of the topic, for every partition that has undecided
- * segments, and for copied segments whose transaction ended before their first commit.
+ * if any); every commit of the topic does this (iceberg-topic.ts picks the partitions, commit-segments.ts
+ * settles them) for every partition that has undecided segments, and for copied segments whose transaction
+ * ended before their first commit.
  */
 import type { DataFile, PartitionData } from '../../iceberg/data-file.js';
 import type { FileIO } from '../../iceberg/io/file-io.js';
