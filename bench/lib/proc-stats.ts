@@ -6,12 +6,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
+/** The fields of a /proc stat file from the state on (proc(5) field n is at index n - 3). */
+function statFields(path: string): string[] {
+  const stat = readFileSync(path, 'utf8');
+  // Fields after the command (which may hold spaces) start after the last ')'.
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** utime plus stime of stat fields, in seconds. */
+const cpuOf = (f: readonly string[]): number => (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+
 /** User plus system CPU seconds the process used so far. */
 export function cpuSeconds(pid: number | 'self'): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command (which may hold spaces) start after the last ')'.
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+  return cpuOf(statFields(`/proc/${pid}/stat`));
 }
 
 /**
@@ -19,17 +26,20 @@ export function cpuSeconds(pid: number | 'self'): number {
  * thread, which for Node is the one running JavaScript's event loop.
  */
 export function threadCpuSeconds(pid: number, tid = pid): number {
-  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+  return cpuOf(statFields(`/proc/${pid}/task/${tid}/stat`));
 }
 
-/** CPU seconds of every thread of the process so far, by thread id, with the thread's name (Linux). */
-export function threadsCpuSeconds(pid: number): Map<number, { readonly name: string; readonly seconds: number }> {
-  const out = new Map<number, { name: string; seconds: number }>();
+/**
+ * CPU seconds of every thread of the process so far, by thread id, with the thread's name and nice value
+ * (Linux: per thread). Node names all its threads after the process; Floe's conversion workers are the
+ * threads with a nice value above the main thread's (`iceberg.convert.workers.nice`).
+ */
+export function threadsCpuSeconds(pid: number): Map<number, { readonly name: string; readonly seconds: number; readonly nice: number }> {
+  const out = new Map<number, { name: string; seconds: number; nice: number }>();
   for (const tid of readdirSync(`/proc/${pid}/task`).map(Number)) {
     try {
-      out.set(tid, { name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), seconds: threadCpuSeconds(pid, tid) });
+      const f = statFields(`/proc/${pid}/task/${tid}/stat`);
+      out.set(tid, { name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), seconds: cpuOf(f), nice: Number(f[16]) });
     } catch {
       // the thread ended between the listing and the read
     }

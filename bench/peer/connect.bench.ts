@@ -13,7 +13,8 @@
 //
 // Run from nothing: bash bench/peer/run.sh connect [--quick]   (installs Kafka and Connect from Maven Central)
 // Options: --runs=3 --mb=256 (MiB of log bytes, over all partitions) --partitions=4 --tasks=1 (the sink's
-//          tasks.max) --commit-ms=2000 (both sides' commit interval) --build=src|dist --keep (keep the files)
+//          tasks.max) --commit-ms=2000 (both sides' commit interval) --warm-mb=8 (MiB of the unmeasured
+//          warm-up conversion on each side) --build=src|dist --keep (keep the files)
 // --quick: 1 run of 64 MiB (under 2 minutes).
 import { execSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -36,7 +37,7 @@ import { ratio, stat } from './peers.js';
 
 const args = new BenchArgs(
   process.argv.slice(2),
-  'usage: connect.bench.ts [--quick] [--runs=3] [--mb=256] [--partitions=4] [--tasks=1] [--commit-ms=2000] [--build=src|dist] [--keep]\n' +
+  'usage: connect.bench.ts [--quick] [--runs=3] [--mb=256] [--partitions=4] [--tasks=1] [--commit-ms=2000] [--warm-mb=8] [--build=src|dist] [--keep]\n' +
     "Iceberg's Kafka Connect sink (fed by Apache Kafka) against Floe's tiering, converting the same records: MB/s of uncompressed records per core.",
 );
 const quick = args.flag('quick');
@@ -48,7 +49,7 @@ const commitMs = args.number('commit-ms', 2000);
 const build = args.string('build', 'src') as Build;
 const keep = args.flag('keep');
 /** MiB converted first on each side in each run, not measured: the JIT and the code paths warm up. */
-const WARM_MB = 8;
+const WARM_MB = args.number('warm-mb', 8);
 /** How long a conversion may take before the run fails. */
 const TIMEOUT_MS = 900_000;
 
@@ -113,6 +114,14 @@ interface Conversion {
   /** CPU seconds Kafka's broker spent meanwhile (serving the sink). */
   readonly brokerCpu: number;
   readonly table: TableState;
+  /** Floe only: where its CPU seconds went (floeThreads). */
+  readonly split?: ThreadSplit;
+}
+
+interface ThreadSplit {
+  readonly main: number;
+  readonly workers: number;
+  readonly other: number;
 }
 
 /** Polls `state` until the table holds `expected` records; fails on more, on `failure`, or after TIMEOUT_MS. */
@@ -157,6 +166,25 @@ function topThreads(before: Map<string, number>, after: Map<string, number>, n =
     .slice(0, n)
     .map(([name, s]) => `${name} ${s.toFixed(1)} s`)
     .join(', ');
+}
+
+/**
+ * Where Floe's CPU went since `before` (a threadsCpuSeconds reading): its main thread (the event loop:
+ * produce, fetch, commits, uploads), the conversion workers (the threads running at a nice value above the
+ * main thread's, iceberg.convert.workers.nice), and the rest (libuv's pool: file reads and writes; V8's
+ * garbage collection and compiler threads). Threads that ended meanwhile are missed.
+ */
+function floeThreads(pid: number, before: ReturnType<typeof threadsCpuSeconds>): ThreadSplit {
+  const now = threadsCpuSeconds(pid);
+  const mainNice = now.get(pid)?.nice ?? 0;
+  const split = { main: 0, workers: 0, other: 0 };
+  for (const [tid, t] of now) {
+    const s = t.seconds - (before.get(tid)?.seconds ?? 0);
+    if (tid === pid) split.main += s;
+    else if (t.nice > mainNice) split.workers += s;
+    else split.other += s;
+  }
+  return split;
 }
 
 /** Creates `topic` on Kafka with the settings the records need, and produces `w` to it. */
@@ -227,7 +255,7 @@ async function floeRun(w: Workload, warm: Workload, work: string, run: number): 
   });
   try {
     const url = adminUrl(floe);
-        if (url === undefined) throw new Error('no admin URL in the broker output');
+    if (url === undefined) throw new Error('no admin URL in the broker output');
     progress(`floe run ${run + 1}: producing ${mb} MiB to Floe (tables off)`);
     for (const [topic, records] of [[`warm-${run}`, warm], [`src-${run}`, w]] as const) {
       const admin = await LoadClient.connect(floe.port, 1);
@@ -247,15 +275,16 @@ async function floeRun(w: Workload, warm: Workload, work: string, run: number): 
       return waitForRecords(`Floe, ${topic}`, records, state, async () => (floe.child.exitCode !== null ? `Floe exited:\n${floe.output().slice(-4000)}` : undefined));
     };
     await convert(`warm-${run}`, warm.records * partitions);
+    const threads0 = threadsCpuSeconds(pid);
     const cpu0 = cpuSeconds(pid);
     const t0 = performance.now();
     const table = await convert(`src-${run}`, w.records * partitions);
     const wall = (performance.now() - t0) / 1000;
     const cpu = cpuSeconds(pid) - cpu0;
-    // (No per-thread split: Node's threads all go by the process name here.)
-    progress(`floe run ${run + 1}: ${cpu.toFixed(1)} CPU s in ${wall.toFixed(1)} s`);
+    const split = floeThreads(pid, threads0);
+    progress(`floe run ${run + 1}: ${cpu.toFixed(1)} CPU s in ${wall.toFixed(1)} s; main thread ${split.main.toFixed(1)} s, conversion workers ${split.workers.toFixed(1)} s, other threads ${split.other.toFixed(1)} s`);
     await checkZstd(`Floe run ${run + 1}`, join(warehouse, 'kafka', `src-${run}`), table.dataFiles);
-    return { wall, cpu, startupCpu: 0, brokerCpu: 0, table };
+    return { wall, cpu, startupCpu: 0, brokerCpu: 0, table, split };
   } finally {
     await floe.stop();
     if (!keep) await rm(dir, { recursive: true, force: true });
@@ -300,6 +329,7 @@ async function main(): Promise<void> {
     const last = xs.at(-1)!.table;
     return [what, records, recordMB, wall.median, wall.spread, stat(xs.map((x) => x.cpu)).median, perCore(xs).median, perCore(xs).spread, wallRate(xs).median, last.dataFiles, last.totalFilesBytes / 1e6];
   };
+  const splitMedian = (k: keyof ThreadSplit) => stat(floe.map((x) => x.split?.[k] ?? 0)).median.toFixed(1);
   const headers = ['converter', 'records', 'record MB', 'wall s', 'spread', 'CPU s', 'MB/s per core', 'spread', 'MB/s wall', 'data files', 'Parquet MB'];
   const rows: Cell[][] = [
     row("Iceberg's Kafka Connect sink (JVM)", connect),
@@ -318,7 +348,8 @@ async function main(): Promise<void> {
     `Connect: Kafka Connect 4.3.2 standalone, Iceberg sink 1.12.0, tasks.max=${tasks}, Hadoop catalog on local disk, fed by Apache Kafka 4.4.0; Floe ${build}, 8 MiB segments, local warehouse`;
   const extra =
     `Not counted: the Connect JVM's start-up before the first connector was created (median ${stat(connect.map((c) => c.startupCpu)).median.toFixed(1)} CPU s), ` +
-    `the ${WARM_MB} MiB warm-up conversion on each side, and Kafka's broker serving the sink (median ${stat(connect.map((c) => c.brokerCpu)).median.toFixed(1)} CPU s).`;
+    `the ${WARM_MB} MiB warm-up conversion on each side, and Kafka's broker serving the sink (median ${stat(connect.map((c) => c.brokerCpu)).median.toFixed(1)} CPU s). ` +
+    `Floe's CPU s by thread (medians): main ${splitMedian('main')}, conversion workers ${splitMedian('workers')}, other threads (libuv's pool, V8's GC and compiler) ${splitMedian('other')}.`;
   console.log(`\nConversion into Iceberg, the same records: ${setup}\n\n${formatTable(headers, rows)}\n\n${extra}\n`);
   console.log(`Markdown:\n\n${setup}\n\n${formatMarkdownTable(headers, rows)}\n\n${extra}\n`);
 }
