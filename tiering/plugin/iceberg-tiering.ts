@@ -406,7 +406,8 @@ export class IcebergTieringPlugin implements TieringPlugin {
 
   /**
    * Commits, without new segments, the final deletes of the topic's committed segments whose open
-   * transactions have ended (IcebergTopic.settle); no commit when none has.
+   * transactions have ended (every IcebergTopic commit settles them, txn-settlement.ts); no commit when none
+   * has.
    */
   private async settle(topic: string): Promise<void> {
     const t = this.tiered(topic);

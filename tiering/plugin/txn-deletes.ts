@@ -9,9 +9,9 @@
  *   of aborted AND of open transactions (a transaction's records wait for its end, nothing else does). The
  *   first commit of the topic (any partition, or none: the plugin commits only to settle when nothing else
  *   is due) after the last stable offset has passed the segment (every transaction in it is decided)
- *   replaces that file by the final one (or by none) in the same snapshot (see IcebergTopic.settle); a
- *   segment not committed yet is settled in the commit that adds it. Until then the segment is
- *   "undecided"; compaction leaves it alone (it has deletes).
+ *   replaces that file by the final one (or by none) in the same snapshot (txn-settlement.ts, which every
+ *   commit of the topic runs); a segment not committed yet is settled in the commit that adds it. Until
+ *   then the segment is "undecided"; compaction leaves it alone (it has deletes).
  *
  * A data batch belongs to an aborted transaction when it is transactional, its producer id is the
  * transaction's and its base offset lies in [firstOffset, abort marker) (Kafka's read_committed rule; a
