@@ -140,7 +140,8 @@ async function main(): Promise<void> {
           const f = stat(samples.floe);
           const kf = stat(samples.kafka);
           loadRows.push([partitions, formatSize(batch), acks, f.median, f.spread, kf.median, kf.spread, ratio(f.median, kf.median)]);
-          progress(`load client ${partitions}p ${formatSize(batch)} acks=${acks}: Floe ${f.median.toFixed(0)} MB/s, Kafka ${kf.median.toFixed(0)} MB/s`);
+          const runsOf = (xs: readonly number[]) => xs.map((x) => x.toFixed(0)).join(', ');
+          progress(`load client ${partitions}p ${formatSize(batch)} acks=${acks}: Floe ${f.median.toFixed(0)} MB/s (runs ${runsOf(samples.floe)}), Kafka ${kf.median.toFixed(0)} MB/s (runs ${runsOf(samples.kafka)})`);
         }
       }
     }
