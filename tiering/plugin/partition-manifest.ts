@@ -127,9 +127,10 @@ export function historyDepths(metadata: TableMetadata): Map<number, number> {
 
 /**
  * Names again, in the summary of `update` (a commit on `metadata`), every partition but the `changed` ones
- * whose history was last named RENAME_AFTER_SNAPSHOTS or more snapshots ago. So the current history of every partition is always named
- * within the newest snapshots, and snapshot expiry may drop everything older (see `historySnapshots`)
- * without losing a partition that has not changed for a while, while each summary stays small.
+ * whose history was last named RENAME_AFTER_SNAPSHOTS or more snapshots ago. So the current history of every
+ * partition is always named within the newest snapshots, and snapshot expiry may drop everything older (see
+ * `historySnapshots`) without losing a partition that has not changed for a while, while each summary stays
+ * small.
  */
 export function carryHistory(update: SnapshotUpdate, metadata: TableMetadata, changed: Iterable<number>): void {
   const skip = new Set(changed);
