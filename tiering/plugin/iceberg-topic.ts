@@ -47,14 +47,12 @@ import { copySegment } from './copy-segment.js';
 import { commitPartition, type CommitSegmentsContext } from './commit-segments.js';
 import {
   carryHistory,
-  COMMITTED_OFFSET_PREFIX,
   SEGMENTS_PREFIX,
   committedOffsetIn,
   emptyManifest,
   loadManifests,
-  manifestLocation,
+  nameHistory,
   segmentFor,
-  serializeManifest,
   toMetadata,
   type PartitionManifest,
   type SegmentEntry,
@@ -305,11 +303,7 @@ export class IcebergTopic {
     // Segments holding only control batches add no rows: the snapshot then only moves the committed offsets
     // and the segment lists, so those segments are in the remote history and their local copies can go.
     if (files === 0) update.allowNoFileChanges();
-    for (const [p, m] of next) {
-      const loc = manifestLocation(this.table.location, p);
-      await this.io.put(loc, serializeManifest(m));
-      update.set(COMMITTED_OFFSET_PREFIX + p, String(m.committedOffset)).set(SEGMENTS_PREFIX + p, loc);
-    }
+    for (const m of next.values()) await nameHistory(this.io, this.table.location, update, m);
     carryHistory(update, this.table.metadata, next.keys());
     const layoutVersion = this.typing.withLayout(update);
     await this.typing.commitDeadLetters([...byPartition.values()].flat());
@@ -435,9 +429,7 @@ export class IcebergTopic {
   private async commitHistory(update: SnapshotUpdate, next: PartitionManifest): Promise<void> {
     const p = next.partition;
     const before = latestSummaryProperty(this.table.metadata, SEGMENTS_PREFIX + p);
-    const loc = manifestLocation(this.table.location, p);
-    await this.io.put(loc, serializeManifest(next));
-    update.set(COMMITTED_OFFSET_PREFIX + p, String(next.committedOffset)).set(SEGMENTS_PREFIX + p, loc);
+    await nameHistory(this.io, this.table.location, update, next);
     carryHistory(update, this.table.metadata, [p]);
     const layoutVersion = this.typing.withLayout(update);
     update.validate((base) => {

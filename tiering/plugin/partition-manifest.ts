@@ -126,6 +126,16 @@ export function historyDepths(metadata: TableMetadata): Map<number, number> {
 }
 
 /**
+ * Stores `m` as a fresh manifest object of its partition and names it, with the partition's committed
+ * offset, in the summary of `update`: once that commit lands, `m` is the partition's committed history.
+ */
+export async function nameHistory(io: FileIO, tableLocation: string, update: SnapshotUpdate, m: PartitionManifest): Promise<void> {
+  const loc = manifestLocation(tableLocation, m.partition);
+  await io.put(loc, serializeManifest(m));
+  update.set(COMMITTED_OFFSET_PREFIX + m.partition, String(m.committedOffset)).set(SEGMENTS_PREFIX + m.partition, loc);
+}
+
+/**
  * Names again, in the summary of `update` (a commit on `metadata`), every partition but the `changed` ones
  * whose history was last named RENAME_AFTER_SNAPSHOTS or more snapshots ago. So the current history of every
  * partition is always named within the newest snapshots, and snapshot expiry may drop everything older (see
