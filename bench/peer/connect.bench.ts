@@ -14,7 +14,8 @@
 // Run from nothing: bash bench/peer/run.sh connect [--quick]   (installs Kafka and Connect from Maven Central)
 // Options: --runs=3 --mb=256 (MiB of log bytes, over all partitions) --partitions=4 --tasks=1 (the sink's
 //          tasks.max) --commit-ms=2000 (both sides' commit interval) --warm-mb=8 (MiB of the unmeasured
-//          warm-up conversion on each side) --build=src|dist --keep (keep the files)
+//          warm-up conversion on each side) --build=src|dist --keep (keep the files) --floe-only (no Kafka,
+//          no Connect: Floe's row alone, to measure a change to the conversion quickly)
 // --quick: 1 run of 64 MiB (under 2 minutes).
 import { execSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -37,7 +38,7 @@ import { ratio, stat } from './peers.js';
 
 const args = new BenchArgs(
   process.argv.slice(2),
-  'usage: connect.bench.ts [--quick] [--runs=3] [--mb=256] [--partitions=4] [--tasks=1] [--commit-ms=2000] [--warm-mb=8] [--build=src|dist] [--keep]\n' +
+  'usage: connect.bench.ts [--quick] [--runs=3] [--mb=256] [--partitions=4] [--tasks=1] [--commit-ms=2000] [--warm-mb=8] [--build=src|dist] [--keep] [--floe-only]\n' +
     "Iceberg's Kafka Connect sink (fed by Apache Kafka) against Floe's tiering, converting the same records: MB/s of uncompressed records per core.",
 );
 const quick = args.flag('quick');
@@ -48,6 +49,9 @@ const tasks = args.number('tasks', 1);
 const commitMs = args.number('commit-ms', 2000);
 const build = args.string('build', 'src') as Build;
 const keep = args.flag('keep');
+const floeOnly = args.flag('floe-only');
+/** Node and V8 flags for Floe's process (space-separated), for experiments: --node-flags='--max-semi-space-size=64'. */
+const nodeFlags = args.string('node-flags', '').split(' ').filter((f) => f !== '');
 /** MiB converted first on each side in each run, not measured: the JIT and the code paths warm up. */
 const WARM_MB = args.number('warm-mb', 8);
 /** How long a conversion may take before the run fails. */
@@ -187,6 +191,16 @@ function floeThreads(pid: number, before: ReturnType<typeof threadsCpuSeconds>):
   return split;
 }
 
+/**
+ * Each thread's CPU seconds since `before`, as "n:seconds" in the order the threads started (n = thread id
+ * minus the process id; "w" marks a conversion worker, by its nice value). Node names every thread "node",
+ * so the start order is what tells them apart: V8's platform threads (GC and compiler) come first, then
+ * libuv's pool, then worker threads.
+ */
+function byThread(pid: number, before: ReturnType<typeof threadsCpuSeconds>): string {
+  return [...threadsCpuSeconds(pid)].sort((a, b) => a[0] - b[0]).map(([tid, t]) => `${tid - pid}${t.nice > (before.get(pid)?.nice ?? 0) ? 'w' : ''}:${(t.seconds - (before.get(tid)?.seconds ?? 0)).toFixed(2)}`).join(' ');
+}
+
 /** Creates `topic` on Kafka with the settings the records need, and produces `w` to it. */
 async function kafkaTopic(kafka: KafkaPeer, topic: string, w: Workload): Promise<void> {
   const admin = await LoadClient.connect(kafka.port, 1);
@@ -251,6 +265,7 @@ async function floeRun(w: Workload, warm: Workload, work: string, run: number): 
   const floe = await spawnFloe({
     dataDir: join(dir, 'log'),
     build,
+    nodeFlags,
     flags: [`--iceberg.warehouse=${warehouse}`, '--iceberg.rest.port=-1', '--schema.registry.port=-1', `--iceberg.commit.interval.ms=${commitMs}`],
   });
   try {
@@ -282,7 +297,7 @@ async function floeRun(w: Workload, warm: Workload, work: string, run: number): 
     const wall = (performance.now() - t0) / 1000;
     const cpu = cpuSeconds(pid) - cpu0;
     const split = floeThreads(pid, threads0);
-    progress(`floe run ${run + 1}: ${cpu.toFixed(1)} CPU s in ${wall.toFixed(1)} s; main thread ${split.main.toFixed(1)} s, conversion workers ${split.workers.toFixed(1)} s, other threads ${split.other.toFixed(1)} s`);
+    progress(`floe run ${run + 1}: ${cpu.toFixed(1)} CPU s in ${wall.toFixed(1)} s; main thread ${split.main.toFixed(1)} s, conversion workers ${split.workers.toFixed(1)} s, other threads ${split.other.toFixed(1)} s; by thread id: ${byThread(pid, threads0)}`);
     await checkZstd(`Floe run ${run + 1}`, join(warehouse, 'kafka', `src-${run}`), table.dataFiles);
     return { wall, cpu, startupCpu: 0, brokerCpu: 0, table, split };
   } finally {
@@ -302,13 +317,18 @@ async function main(): Promise<void> {
   const connect: Conversion[] = [];
   const floe: Conversion[] = [];
   try {
-    await mkdir(join(work, 'kafka'), { recursive: true });
-    progress('starting Apache Kafka (KRaft, one node)');
+    for (let run = 0; floeOnly && run < runs; run++) {
+      const f = await floeRun(w, warm, work, run);
+      floe.push(f);
+      progress(`run ${run + 1}/${runs}: Floe ${(recordMB / f.cpu).toFixed(1)} MB/s per core (${f.wall.toFixed(1)} s, ${f.cpu.toFixed(1)} CPU s)`);
+    }
+    if (!floeOnly) await mkdir(join(work, 'kafka'), { recursive: true });
+    if (!floeOnly) progress('starting Apache Kafka (KRaft, one node)');
     // Without the group coordinator's 3 s wait for more members, the sink's control-topic consumer (which
     // starts at the latest offset) joins before the coordinator's first START_COMMIT; with it, that first
     // commit is missed and waits out iceberg.control.commit.timeout-ms (30 s) for every connector.
-    kafka = await startKafka(join(work, 'kafka'), { extraProps: ['group.initial.rebalance.delay.ms=0'] });
-    for (let run = 0; run < runs; run++) {
+    if (!floeOnly) kafka = await startKafka(join(work, 'kafka'), { extraProps: ['group.initial.rebalance.delay.ms=0'] });
+    for (let run = 0; !floeOnly && run < runs; run++) {
       // Which side goes first alternates, so neither always runs on the fresher machine.
       const sides = [async () => connect.push(await connectRun(kafka!, w, warm, work, run)), async () => floe.push(await floeRun(w, warm, work, run))];
       for (const side of run % 2 === 0 ? sides : sides.reverse()) await side();
@@ -331,7 +351,7 @@ async function main(): Promise<void> {
   };
   const splitMedian = (k: keyof ThreadSplit) => stat(floe.map((x) => x.split?.[k] ?? 0)).median.toFixed(1);
   const headers = ['converter', 'records', 'record MB', 'wall s', 'spread', 'CPU s', 'MB/s per core', 'spread', 'MB/s wall', 'data files', 'Parquet MB'];
-  const rows: Cell[][] = [
+  const rows: Cell[][] = floeOnly ? [row('Floe tiering (broker process)', floe)] : [
     row("Iceberg's Kafka Connect sink (JVM)", connect),
     row('Floe tiering (broker process)', floe),
     ['Floe/Connect', '', '', ratio(stat(floe.map((x) => x.wall)).median, stat(connect.map((x) => x.wall)).median), '', ratio(stat(floe.map((x) => x.cpu)).median, stat(connect.map((x) => x.cpu)).median), ratio(perCore(floe).median, perCore(connect).median), '', ratio(wallRate(floe).median, wallRate(connect).median), '', ''],
@@ -345,10 +365,12 @@ async function main(): Promise<void> {
   const setup =
     `commit ${commit}, ${cpus().length} cores, load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${runs} runs (median; spread = half the range, as a share of the median); ` +
     `${records.toLocaleString('en-US')} records, ${recordMB.toFixed(1)} MB uncompressed (${mb} MiB of zstd producer batches) over ${partitions} partitions; commit interval ${commitMs} ms on both sides; ` +
-    `Connect: Kafka Connect 4.3.2 standalone, Iceberg sink 1.12.0, tasks.max=${tasks}, Hadoop catalog on local disk, fed by Apache Kafka 4.4.0; Floe ${build}, 8 MiB segments, local warehouse`;
-  const extra =
+    (floeOnly ? '' : `Connect: Kafka Connect 4.3.2 standalone, Iceberg sink 1.12.0, tasks.max=${tasks}, Hadoop catalog on local disk, fed by Apache Kafka 4.4.0; `) + `Floe ${build}, 8 MiB segments, local warehouse`;
+  const connectExtra = floeOnly ? '' :
     `Not counted: the Connect JVM's start-up before the first connector was created (median ${stat(connect.map((c) => c.startupCpu)).median.toFixed(1)} CPU s), ` +
-    `the ${WARM_MB} MiB warm-up conversion on each side, and Kafka's broker serving the sink (median ${stat(connect.map((c) => c.brokerCpu)).median.toFixed(1)} CPU s). ` +
+    `the ${WARM_MB} MiB warm-up conversion on each side, and Kafka's broker serving the sink (median ${stat(connect.map((c) => c.brokerCpu)).median.toFixed(1)} CPU s). `;
+  const extra =
+    connectExtra +
     `Floe's CPU s by thread (medians): main ${splitMedian('main')}, conversion workers ${splitMedian('workers')}, other threads (libuv's pool, V8's GC and compiler) ${splitMedian('other')}.`;
   console.log(`\nConversion into Iceberg, the same records: ${setup}\n\n${formatTable(headers, rows)}\n\n${extra}\n`);
   console.log(`Markdown:\n\n${setup}\n\n${formatMarkdownTable(headers, rows)}\n\n${extra}\n`);
