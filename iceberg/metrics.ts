@@ -362,6 +362,10 @@ function statToSingleValue(t: ParsedPrimitive, physical: PhysicalType, raw: Uint
   }
 }
 
+function add(map: Map<number, bigint>, id: number, v: bigint): void {
+  map.set(id, (map.get(id) ?? 0n) + v);
+}
+
 /** Data file metrics for a written Parquet file, keyed by Iceberg field id. */
 export function parquetMetrics(schema: StructType, footer: ParquetFooter, fileSize: number | bigint, options: ParquetMetricsOptions = {}): DataFileMetrics {
   const truncate = options.truncateLength ?? DEFAULT_TRUNCATE_LENGTH;
@@ -376,14 +380,13 @@ export function parquetMetrics(schema: StructType, footer: ParquetFooter, fileSi
     lower_bounds: new Map(),
     upper_bounds: new Map(),
   };
-  const add = (map: Map<number, bigint>, id: number, v: bigint): void => {
-    map.set(id, (map.get(id) ?? 0n) + v);
-  };
-  footer.leaves.forEach((leaf, col) => {
-    const id = leaf.fieldId;
-    if (id === undefined) return;
+  // Loops and a module-level helper, not per-call closures: this runs once per data file, and V8 drops a
+  // dead closure's optimized code at the next full GC, so per-call closures were compiled again and again.
+  for (let col = 0; col < footer.leaves.length; col++) {
+    const id = footer.leaves[col]!.fieldId;
+    if (id === undefined) continue;
     const info = fields.get(id);
-    if (!info) return;
+    if (!info) continue;
     let lower: Uint8Array | undefined;
     let upper: Uint8Array | undefined;
     let boundsOk = !info.repeated;
@@ -414,7 +417,7 @@ export function parquetMetrics(schema: StructType, footer: ParquetFooter, fileSi
       const up = truncateUpperBound(info.type, upper, truncate);
       if (up) m.upper_bounds.set(id, up);
     }
-  });
+  }
   for (const [id, s] of options.floatStats ?? []) {
     const info = fields.get(id);
     if (!info || info.repeated) continue;

@@ -126,9 +126,13 @@ export function parseParquetFooter(file: Uint8Array): ParquetFooter {
 /** Parses thrift-encoded FileMetaData bytes. */
 export function parseFileMetaData(meta: Uint8Array): ParquetFooter {
   const s = decodeThriftStruct(meta);
-  const schema = list(s, 2).map((e) => schemaElement(asStruct(e)));
+  // Loops, not per-call closures, here and below: a footer is parsed for every data file written, and V8
+  // drops a dead closure's optimized code at the next full GC, so such closures were compiled over and over.
+  const schema: ParquetSchemaElement[] = [];
+  for (const e of list(s, 2)) schema.push(schemaElement(asStruct(e)));
   const leaves = leafColumns(schema);
-  const rowGroups = list(s, 4).map((rg) => rowGroup(asStruct(rg)));
+  const rowGroups: ParquetRowGroup[] = [];
+  for (const rg of list(s, 4)) rowGroups.push(rowGroup(asStruct(rg)));
   const kv = new Map<string, string>();
   for (const e of list(s, 5)) {
     const entry = asStruct(e);
@@ -181,12 +185,14 @@ function bool(s: ThriftStruct, id: number): boolean | undefined {
 
 const REPETITIONS: readonly Repetition[] = ['REQUIRED', 'OPTIONAL', 'REPEATED'];
 
+function opt<K extends string, V>(k: K, v: V | undefined): { [P in K]?: V } {
+  return (v === undefined ? {} : { [k]: v }) as { [P in K]?: V };
+}
+
 function schemaElement(s: ThriftStruct): ParquetSchemaElement {
   const name = bytes(s, 4);
   const type = num(s, 1);
   const rep = num(s, 3);
-  const opt = <K extends string, V>(k: K, v: V | undefined): { [P in K]?: V } =>
-    (v === undefined ? {} : { [k]: v }) as { [P in K]?: V };
   return {
     name: name ? decoder.decode(name) : '',
     numChildren: num(s, 5) ?? 0,
@@ -249,7 +255,7 @@ function columnChunk(s: ThriftStruct): ParquetColumnChunk {
   // Some writers store dictionary_page_offset = 0 to mean "none"; a dictionary never starts at byte 0.
   const dictionaryPageOffset = dict !== undefined && dict > 0n ? dict : undefined;
   return {
-    path: list(md, 3).map((p) => (p instanceof Uint8Array ? decoder.decode(p) : '')),
+    path: columnPath(list(md, 3)),
     physicalType: (num(md, 1) ?? 0) as PhysicalType,
     codec: num(md, 4) ?? 0,
     numValues: big(md, 5) ?? 0n,
@@ -262,15 +268,27 @@ function columnChunk(s: ThriftStruct): ParquetColumnChunk {
   };
 }
 
+function columnPath(parts: readonly ThriftValue[]): string[] {
+  const path: string[] = [];
+  for (const p of parts) path.push(p instanceof Uint8Array ? decoder.decode(p) : '');
+  return path;
+}
+
 function rowGroup(s: ThriftStruct): ParquetRowGroup {
-  const columns = list(s, 1).map((c) => columnChunk(asStruct(c)));
-  const first = columns[0];
-  const chunkSum = columns.reduce((a, c) => a + c.totalCompressedSize, 0n);
+  const columns: ParquetColumnChunk[] = [];
+  let chunkSum = 0n;
+  let startOffset: bigint | undefined;
+  for (const c of list(s, 1)) {
+    const chunk = columnChunk(asStruct(c));
+    columns.push(chunk);
+    chunkSum += chunk.totalCompressedSize;
+    if (startOffset === undefined || chunk.startOffset < startOffset) startOffset = chunk.startOffset;
+  }
   return {
     numRows: big(s, 3) ?? 0n,
     totalByteSize: big(s, 2) ?? 0n,
     totalCompressedSize: big(s, 6) ?? chunkSum,
-    startOffset: first ? columns.reduce((m, c) => (c.startOffset < m ? c.startOffset : m), first.startOffset) : (big(s, 5) ?? 0n),
+    startOffset: startOffset ?? big(s, 5) ?? 0n,
     columns,
   };
 }

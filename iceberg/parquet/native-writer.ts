@@ -73,7 +73,7 @@ export class NativeParquetWriter {
   private readonly out: ByteSink;
   private rowsInGroup = 0;
   private totalRows = 0;
-  private readonly groups: ((w: CompactWriter) => void)[] = [];
+  private readonly groups: RowGroupMeta[] = [];
   private readonly pageBytes: number;
   private step = MAX_STEP;
 
@@ -124,7 +124,7 @@ export class NativeParquetWriter {
   private flushGroup(): void {
     if (this.rowsInGroup === 0) return;
     const groupStart = this.out.pos;
-    const chunks: { leaf: Leaf; start: number; compressed: number; uncompressed: number; values: number; stats: ChunkStats }[] = [];
+    const chunks: ChunkMeta[] = [];
     let total = 0;
     let totalCompressed = 0;
     for (const l of this.leaves) {
@@ -137,20 +137,7 @@ export class NativeParquetWriter {
       l.resetChunk();
     }
     const numRows = this.rowsInGroup;
-    const ordinal = this.groups.length;
-    const codec = this.options.codec;
-    this.groups.push((w) => {
-      w.beginStruct().list(1, TType.STRUCT, chunks.length);
-      for (const c of chunks) {
-        w.beginStruct().i64(2, c.start).struct(3).i32(1, c.leaf.phys.type).list(2, TType.I32, 2).elemI32(Encoding.PLAIN).elemI32(Encoding.RLE);
-        w.list(3, TType.BINARY, c.leaf.path.length);
-        for (const s of c.leaf.path) w.elemBinary(s);
-        w.i32(4, codec).i64(5, c.values).i64(6, c.uncompressed).i64(7, c.compressed).i64(9, c.start);
-        writeStatistics(w, c.stats);
-        w.endStruct().endStruct();
-      }
-      w.i64(2, total).i64(3, numRows).i64(5, groupStart).i64(6, totalCompressed).i16(7, ordinal).endStruct();
-    });
+    this.groups.push({ chunks, total, numRows, groupStart, totalCompressed, ordinal: this.groups.length });
     this.totalRows += numRows;
     this.rowsInGroup = 0;
   }
@@ -166,7 +153,7 @@ export class NativeParquetWriter {
     w.beginStruct().binary(4, 'schema').i32(5, this.schema.fields.length).endStruct();
     for (const e of this.elements) e(w);
     w.i64(3, this.totalRows).list(4, TType.STRUCT, this.groups.length);
-    for (const g of this.groups) g(w);
+    for (const g of this.groups) writeRowGroup(w, g, this.options.codec);
     const kv = this.options.keyValueMetadata;
     if (kv.size > 0) {
       w.list(5, TType.STRUCT, kv.size);
@@ -192,6 +179,43 @@ export class NativeParquetWriter {
       },
     };
   }
+}
+
+/** A column chunk written, for the footer. */
+interface ChunkMeta {
+  readonly leaf: Leaf;
+  readonly start: number;
+  readonly compressed: number;
+  readonly uncompressed: number;
+  readonly values: number;
+  readonly stats: ChunkStats;
+}
+
+/** A row group written, for the footer. */
+interface RowGroupMeta {
+  readonly chunks: readonly ChunkMeta[];
+  readonly total: number;
+  readonly numRows: number;
+  readonly groupStart: number;
+  readonly totalCompressed: number;
+  readonly ordinal: number;
+}
+
+/**
+ * A row group's RowGroup struct in the footer. A module-level function rather than a closure per row group:
+ * V8 drops a dead closure's optimized code at the next full GC, so those were compiled again for every file.
+ */
+function writeRowGroup(w: CompactWriter, g: RowGroupMeta, codec: number): void {
+  w.beginStruct().list(1, TType.STRUCT, g.chunks.length);
+  for (const c of g.chunks) {
+    w.beginStruct().i64(2, c.start).struct(3).i32(1, c.leaf.phys.type).list(2, TType.I32, 2).elemI32(Encoding.PLAIN).elemI32(Encoding.RLE);
+    w.list(3, TType.BINARY, c.leaf.path.length);
+    for (const s of c.leaf.path) w.elemBinary(s);
+    w.i32(4, codec).i64(5, c.values).i64(6, c.uncompressed).i64(7, c.compressed).i64(9, c.start);
+    writeStatistics(w, c.stats);
+    w.endStruct().endStruct();
+  }
+  w.i64(2, g.total).i64(3, g.numRows).i64(5, g.groupStart).i64(6, g.totalCompressed).i16(7, g.ordinal).endStruct();
 }
 
 /**

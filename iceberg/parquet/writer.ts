@@ -121,7 +121,8 @@ function writerProperties(schema: arrow.Schema, iceberg: StructType, options: Pa
 
 /** `data` re-typed as `type` (same buffers), so the field ids in `type` travel with it through IPC. */
 function retype(data: arrow.Data, type: arrow.DataType): arrow.Data {
-  const children = data.children.map((c, i) => retype(c, (type.children[i] as arrow.Field).type));
+  const children: arrow.Data[] = [];
+  for (let i = 0; i < data.children.length; i++) children.push(retype(data.children[i]!, (type.children[i] as arrow.Field).type));
   return data.clone(type, data.offset, data.length, data.nullCount, data.buffers, children);
 }
 
@@ -132,17 +133,28 @@ function retype(data: arrow.Data, type: arrow.DataType): arrow.Data {
  */
 type TypeVerdicts = WeakMap<arrow.DataType, string | undefined>[];
 
-/** Checks a batch against the schema and returns it with the id-carrying Arrow schema. */
+/** The index of the field named `name` in `fields`, or -1. */
+function fieldIndex(fields: readonly arrow.Field[], name: string): number {
+  for (let i = 0; i < fields.length; i++) if (fields[i]!.name === name) return i;
+  return -1;
+}
+
+/**
+ * Checks a batch against the schema and returns it with the id-carrying Arrow schema. Loops, not closures:
+ * this runs for every batch, and V8 drops a dead closure's optimized code at the next full GC, so per-call
+ * closures were compiled again and again.
+ */
 function conform(batch: arrow.RecordBatch, target: arrow.Schema, iceberg: StructType, verdicts: TypeVerdicts): arrow.RecordBatch {
   const children: arrow.Data[] = [];
-  iceberg.fields.forEach((f, i) => {
+  for (let i = 0; i < iceberg.fields.length; i++) {
+    const f = iceberg.fields[i]!;
     const want = target.fields[i] as arrow.Field;
-    const idx = batch.schema.fields.findIndex((x) => x.name === f.name);
+    const idx = fieldIndex(batch.schema.fields, f.name);
     const col = idx >= 0 ? batch.data.children[idx] : undefined;
     if (!col) {
       if (f.required) throw new ParquetError('TYPE_MISMATCH', `Record batch lacks required column '${f.name}'; add it or make the field optional`);
       children.push(arrow.makeData({ type: want.type, length: batch.numRows, nullCount: batch.numRows }) as arrow.Data);
-      return;
+      continue;
     }
     const seen = (verdicts[i] ??= new WeakMap());
     let mismatch: string | undefined;
@@ -153,7 +165,7 @@ function conform(batch: arrow.RecordBatch, target: arrow.Schema, iceberg: Struct
       throw new ParquetError('TYPE_MISMATCH', `Required column '${f.name}' has ${col.nullCount} nulls; fill them or make the field optional`);
     }
     children.push(retype(col, want.type));
-  });
+  }
   const data = arrow.makeData({ type: new arrow.Struct(target.fields), length: batch.numRows, nullCount: 0, children });
   return new arrow.RecordBatch(target, data);
 }

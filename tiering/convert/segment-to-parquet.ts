@@ -409,7 +409,8 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
 
   const baseOffset = first.baseOffset;
   const lastOffset = last.lastOffset;
-  const dataRows = group.some((b) => hasRows(segment, b));
+  let dataRows = false;
+  for (let i = 0; i < group.length && !dataRows; i++) dataRows = hasRows(segment, group[i]!);
   let parquet: ParquetWriteResult | null = null;
   let dataPath: string | null = null;
   if (dataRows) {
@@ -438,7 +439,9 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
       throw new TieringConvertError('INDEX_MISMATCH', `the Parquet writer made ${rgs.length} row groups where ${rgFirst.length} of ${o.rowGroupRows} rows were expected; the writer's row-group policy changed`);
     }
     let firstRow = 0;
-    rgs.forEach((rg, k) => {
+    // A loop, not a per-file closure: V8 drops a dead closure's optimized code at the next full GC.
+    for (let k = 0; k < rgs.length; k++) {
+      const rg = rgs[k]!;
       let start = Number.POSITIVE_INFINITY;
       let end = 0;
       for (const c of rg.columns) {
@@ -454,7 +457,7 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
       }
       rowGroups.push({ firstRow, numRows, firstOffset: BigInt(rgFirst[k]!), lastOffset: BigInt(rgLast[k]!), byteStart: start, byteLength: end - start });
       firstRow += numRows;
-    });
+    }
   }
   const index: SegmentIndex = {
     version: INDEX_VERSION,
