@@ -9,7 +9,9 @@
 // the converting process over that span (Connect's JVM, every thread; Floe's process, its conversion
 // workers included), and per second of wall time. The JVM's start-up CPU is reported apart, not counted.
 // Kafka's broker serving the sink's fetches is reported apart too, not counted. Both tables must end with
-// exactly the records produced, in zstd Parquet pages, or the run fails.
+// exactly the records produced, in zstd Parquet pages, or the run fails. Floe's topics have table compaction
+// off (iceberg.compaction.enabled=false): the sink only converts, and with compaction on Floe starts merging
+// the small files of the first segments while the rest are still being converted and measured.
 //
 // Run from nothing: bash bench/peer/run.sh connect [--quick]   (installs Kafka and Connect from Maven Central)
 // Options: --runs=3 --mb=256 (MiB of log bytes, over all partitions) --partitions=4 --tasks=1 (the sink's
@@ -275,8 +277,9 @@ async function floeRun(w: Workload, warm: Workload, work: string, run: number): 
     for (const [topic, records] of [[`warm-${run}`, warm], [`src-${run}`, w]] as const) {
       const admin = await LoadClient.connect(floe.port, 1);
       try {
-        // 8 MiB segments, as backfill.bench.ts: each closed segment becomes one Parquet file.
-        await createTopic(admin, topic, partitions, { 'iceberg.enabled': 'false', 'segment.bytes': String(8 * MiB), 'retention.ms': '-1' });
+        // 8 MiB segments, as backfill.bench.ts: each closed segment becomes one Parquet file. Table compaction
+        // off: it would start merging those files while the conversion is measured (the sink compacts nothing).
+        await createTopic(admin, topic, partitions, { 'iceberg.enabled': 'false', 'segment.bytes': String(8 * MiB), 'retention.ms': '-1', 'iceberg.compaction.enabled': 'false' });
       } finally {
         await admin.close();
       }

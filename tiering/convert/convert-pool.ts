@@ -17,6 +17,16 @@ import type { RebuildSegment } from './rebuild-segments.js';
 /** Largest segment window a converter keeps for its next conversion (a window is about one data file). */
 export const MAX_SPARE_WINDOW_BYTES = 128 * 1024 * 1024;
 
+/**
+ * A worker's young generation, in MiB (V8's default lets it grow to 48). A conversion's garbage dies young
+ * (views, Arrow wrappers, per-record ranges), and V8 starts marking the whole heap once the old generation's
+ * headroom falls below the young generation's size: with the default, a worker ran a full
+ * mark-compact for every one or two segments it converted, whose concurrent marking kept V8's helper
+ * threads busy. With 6 MiB it ran none, and the broker spent about 5 % less CPU per MB converted
+ * (bench/RESULTS.md, `bash bench/peer/run.sh connect --floe-only`).
+ */
+const YOUNG_GENERATION_MB = 6;
+
 /** Conversion options a worker can take: everything but the typed (schema mode) state. */
 export type WorkerConvertOptions = Omit<ConvertOptions, 'typed'>;
 
@@ -103,7 +113,7 @@ export class ConvertPool {
   }
 
   private start(slot: Slot): Worker {
-    const w = startWorkerThread('convert-worker', this.setup);
+    const w = startWorkerThread('convert-worker', this.setup, { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB });
     w.unref();
     w.on('message', (r: WorkerReply) => this.jobs.get(r.id)?.replies.push(r));
     const fail = (message: string) => {
