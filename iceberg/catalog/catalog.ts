@@ -101,6 +101,25 @@ export class CatalogError extends Error {
   }
 }
 
+function ignoreAlreadyExists(err: unknown): void {
+  if (!(err instanceof CatalogError && err.code === 'ALREADY_EXISTS')) throw err;
+}
+
+/** Creates `namespace` unless it exists; another writer creating it at the same moment is not an error. */
+export async function createNamespaceIfMissing(catalog: Catalog, namespace: Namespace): Promise<void> {
+  if (await catalog.namespaceExists(namespace)) return;
+  await catalog.createNamespace(namespace).catch(ignoreAlreadyExists);
+}
+
+/**
+ * Creates table `id` unless it exists; another writer creating it at the same moment is not an error. The
+ * caller loads the table afterwards and checks that it is the one it expects, whoever created it.
+ */
+export async function createTableIfMissing(catalog: Catalog, id: TableIdentifier, request: CreateTableRequest): Promise<void> {
+  if (await catalog.tableExists(id)) return;
+  await catalog.createTable(id, request).catch(ignoreAlreadyExists);
+}
+
 /** `a.b` for messages (levels joined with dots). */
 export function namespaceToString(ns: Namespace): string {
   return ns.join('.');

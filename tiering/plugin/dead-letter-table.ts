@@ -11,7 +11,7 @@
  * partition in the snapshot summary; a segment the summary already covers is not committed again.
  */
 import type { Catalog, TableIdentifier } from '../../iceberg/catalog/catalog.js';
-import { CatalogError } from '../../iceberg/catalog/catalog.js';
+import { createTableIfMissing } from '../../iceberg/catalog/catalog.js';
 import { parquetDataFile, type DataFile } from '../../iceberg/data-file.js';
 import type { FileIO } from '../../iceberg/io/file-io.js';
 import { icebergToArrowSchema } from '../../iceberg/parquet/arrow-schema.js';
@@ -109,18 +109,12 @@ export class DeadLetterTable {
   static async open(options: { catalog: Catalog; io: FileIO; namespace: readonly string[]; topic: string; tableName?: string }): Promise<DeadLetterTable> {
     const { catalog, io, namespace, topic } = options;
     const id = DeadLetterTable.identifier(namespace, options.tableName ?? topic);
-    if (!(await catalog.tableExists(id))) {
-      await catalog
-        .createTable(id, {
-          schema: DEAD_LETTER_SCHEMA,
-          partitionSpec: { 'spec-id': 0, fields: [{ 'source-id': 6, 'field-id': 1000, name: PARTITION_FIELD, transform: 'identity' }] },
-          properties: { ...FLOE_TABLE_PROPERTIES, [FLOE_OWNER_PROPERTY]: 'floe-tiering', [DEAD_LETTER_TOPIC_PROPERTY]: topic, 'write.parquet.compression-codec': 'zstd' },
-          formatVersion: 2,
-        })
-        .catch((err: unknown) => {
-          if (!(err instanceof CatalogError && err.code === 'ALREADY_EXISTS')) throw err;
-        });
-    }
+    await createTableIfMissing(catalog, id, {
+      schema: DEAD_LETTER_SCHEMA,
+      partitionSpec: { 'spec-id': 0, fields: [{ 'source-id': 6, 'field-id': 1000, name: PARTITION_FIELD, transform: 'identity' }] },
+      properties: { ...FLOE_TABLE_PROPERTIES, [FLOE_OWNER_PROPERTY]: 'floe-tiering', [DEAD_LETTER_TOPIC_PROPERTY]: topic, 'write.parquet.compression-codec': 'zstd' },
+      formatVersion: 2,
+    });
     return new DeadLetterTable(id, await Table.load(catalog, id, io), catalog, io);
   }
 

@@ -5,7 +5,7 @@
  * files, and with the tables that hold copies of its records, when the topic goes.
  */
 import type { Catalog, TableIdentifier } from '../../iceberg/catalog/catalog.js';
-import { CatalogError } from '../../iceberg/catalog/catalog.js';
+import { createNamespaceIfMissing, createTableIfMissing } from '../../iceberg/catalog/catalog.js';
 import type { FileIO } from '../../iceberg/io/file-io.js';
 import { FLOE_OWNER_PROPERTY } from '../../iceberg/rest/server.js';
 import { Table } from '../../iceberg/table.js';
@@ -23,24 +23,14 @@ import { FLOE_TABLE_PROPERTIES } from './table-maintenance.js';
  */
 export async function loadTopicTable(options: { catalog: Catalog; io: FileIO; codec: SegmentCodec; topic: string; id: TableIdentifier; checkLocation?: (location: string) => string | undefined }): Promise<Table> {
   const { catalog, io, codec, topic, id } = options;
-  if (!(await catalog.namespaceExists(id.namespace))) {
-    await catalog.createNamespace(id.namespace).catch((err: unknown) => {
-      if (!(err instanceof CatalogError && err.code === 'ALREADY_EXISTS')) throw err;
-    });
-  }
-  if (!(await catalog.tableExists(id))) {
-    const schema = codec.tableSchema();
-    await catalog
-      .createTable(id, {
-        schema,
-        partitionSpec: codec.partitionSpec(schema),
-        properties: { ...FLOE_TABLE_PROPERTIES, [FLOE_OWNER_PROPERTY]: FLOE_OWNER, [TOPIC_PROPERTY]: topic, 'write.parquet.compression-codec': 'zstd' },
-        formatVersion: 2,
-      })
-      .catch((err: unknown) => {
-        if (!(err instanceof CatalogError && err.code === 'ALREADY_EXISTS')) throw err;
-      });
-  }
+  await createNamespaceIfMissing(catalog, id.namespace);
+  const schema = codec.tableSchema();
+  await createTableIfMissing(catalog, id, {
+    schema,
+    partitionSpec: codec.partitionSpec(schema),
+    properties: { ...FLOE_TABLE_PROPERTIES, [FLOE_OWNER_PROPERTY]: FLOE_OWNER, [TOPIC_PROPERTY]: topic, 'write.parquet.compression-codec': 'zstd' },
+    formatVersion: 2,
+  });
   const table = await Table.load(catalog, id, io);
   checkOwnership(topic, id, table.metadata.properties, catalog.name);
   checkFieldIds(topic, id, table.schema(), codec.tableSchema(), catalog.name);

@@ -26,7 +26,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Catalog, TableIdentifier } from '../../../iceberg/catalog/catalog.js';
-import { CatalogError } from '../../../iceberg/catalog/catalog.js';
+import { createTableIfMissing } from '../../../iceberg/catalog/catalog.js';
 import type { DataFile, PartitionData } from '../../../iceberg/data-file.js';
 import type { FileIO } from '../../../iceberg/io/file-io.js';
 import { expireSnapshots } from '../../../iceberg/maintenance/expire-snapshots.js';
@@ -130,18 +130,12 @@ export class LatestTable {
     const { catalog, of, source } = options;
     const id: TableIdentifier = { namespace: of.namespace, name: `${of.name}${LATEST_SUFFIX}` };
     const ofName = [...of.namespace, of.name].join('.');
-    if (!(await catalog.tableExists(id))) {
-      await catalog
-        .createTable(id, {
-          schema: source.schema(),
-          partitionSpec: source.spec(),
-          properties: { ...FLOE_TABLE_PROPERTIES, [FLOE_OWNER_PROPERTY]: FLOE_OWNER, [TOPIC_PROPERTY]: source.topic, [LATEST_OF_PROPERTY]: ofName, 'write.parquet.compression-codec': 'zstd' },
-          formatVersion: options.settings.formatVersion ?? 2,
-        })
-        .catch((err: unknown) => {
-          if (!(err instanceof CatalogError && err.code === 'ALREADY_EXISTS')) throw err;
-        });
-    }
+    await createTableIfMissing(catalog, id, {
+      schema: source.schema(),
+      partitionSpec: source.spec(),
+      properties: { ...FLOE_TABLE_PROPERTIES, [FLOE_OWNER_PROPERTY]: FLOE_OWNER, [TOPIC_PROPERTY]: source.topic, [LATEST_OF_PROPERTY]: ofName, 'write.parquet.compression-codec': 'zstd' },
+      formatVersion: options.settings.formatVersion ?? 2,
+    });
     const table = await Table.load(catalog, id, source.io);
     checkOwnership(source.topic, id, table.metadata.properties, catalog.name);
     checkFieldIds(source.topic, id, table.schema(), source.schema(), catalog.name);
