@@ -68,6 +68,25 @@ export async function deleteTopic(client: LoadClient, topic: string): Promise<vo
 }
 
 /**
+ * A histogram's cumulative bucket counts (upper bound in the metric's unit, `+Inf` as Infinity, ascending),
+ * summed over the series whose labels contain `labels` (e.g. `api="Produce"`), from the admin port at `url`.
+ */
+export async function histogramBuckets(url: string, name: string, labels: string): Promise<[number, number][]> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const counts = new Map<number, number>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}_bucket{`)) continue;
+    const series = line.slice(0, line.lastIndexOf(' '));
+    if (!series.includes(labels)) continue;
+    const le = /le="([^"]+)"/.exec(series)?.[1];
+    if (le === undefined) continue;
+    const bound = le === '+Inf' ? Infinity : Number(le);
+    counts.set(bound, (counts.get(bound) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+  }
+  return [...counts].sort((a, b) => a[0] - b[0]);
+}
+
+/**
  * A metric's value summed over its series (those whose labels contain `labels`, e.g. `topic="t"`, when
  * given), from the admin port's Prometheus text at `url`.
  */

@@ -11,7 +11,9 @@
 // against the kernel's background writeback threshold: once a run has written that much (10 % of memory by
 // default), the kernel writes back while it runs and every log write slows down (about 10x per 16 KiB write
 // on the machine of bench/RESULTS.md), whatever tiering does. A phase whose peak passes 1.0 measures the disk
-// as much as the broker.
+// as much as the broker. Each phase also reports, from the broker's own metrics, its longest event-loop delay
+// and the bucket under which it answered 99 % of the Produce requests (decoded request to encoded response,
+// the log write included): a client-side p99 far above both was spent outside the broker's request handling.
 // Run:   npx tsx bench/tiering/busy-latency.bench.ts [--quick] [--build=src|dist]
 // Options: --backlog-mb=384 --segment-mb=8 --rate-share=0.5 --duration=10000 --partitions=8 --batch=16k --modes=workers,thread
 //          --compaction=true|false: table compaction of the backlog topic (iceberg.compaction.enabled; on, as
@@ -23,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { BenchArgs } from '../lib/args.js';
-import { createTopic, logEndOffsets, metricSum as metric } from '../lib/admin.js';
+import { createTopic, histogramBuckets, logEndOffsets, metricSum as metric } from '../lib/admin.js';
 import { LoadClient, type OpenLoopResult } from '../lib/load-client.js';
 import { adminUrl, spawnFloe, type Build } from '../lib/processes.js';
 import { median, MiB, perSec, summarizeLatencies, type LatencySummary } from '../lib/stats.js';
@@ -55,12 +57,36 @@ function recordsOf(w: ProduceWorkload, perRequest: Uint32Array): number {
   return n;
 }
 
+const LOOP_MAX = 'nodejs_eventloop_lag_max_seconds';
+
 interface Phase {
   latency: LatencySummary;
   /** Peak dirty pages during the phase, as a share of the background writeback threshold. */
   dirtyPeak: number;
   /** Start and end, in microseconds of CLOCK_MONOTONIC (the clock of the broker's CPU profile). */
   window: [number, number];
+  /**
+   * The broker's longest event-loop delay in the phase, ms (its nodejs_eventloop_lag_max_seconds, which
+   * prom-client resets on every scrape; 10 ms resolution). A p99 well above it comes from waits off the
+   * broker's thread: log writes on the thread pool, the network, the client.
+   */
+  loopMaxMs: number;
+  /**
+   * The bucket bound (ms) under which the broker answered 99 % of the phase's Produce requests, from its
+   * floe_request_duration_seconds (decoded request to encoded response, the log write included; not the
+   * time a request waited to be read or its response to be sent).
+   */
+  brokerP99Ms: number;
+}
+
+const DURATION = 'floe_request_duration_seconds';
+
+/** The smallest bucket bound holding `share` of the observations made between two bucket readings. */
+function bucketQuantile(before: readonly [number, number][], after: readonly [number, number][], share: number): number {
+  const was = new Map(before);
+  const counts = after.map(([le, n]) => [le, n - (was.get(le) ?? 0)] as const);
+  const total = counts.at(-1)?.[1] ?? 0;
+  return counts.find(([, n]) => n >= share * total)?.[0] ?? Infinity;
 }
 
 interface Row {
@@ -124,10 +150,15 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
     await open(1000);
     // Each phase starts with the page cache written back, and says how close it came to the next writeback.
     const phase = async (): Promise<Phase> => {
+      await metric(metrics, LOOP_MAX); // the scrape resets it
+      const buckets = await histogramBuckets(metrics, DURATION, 'api="Produce"');
       const dirty = watchDirtyPages();
       const from = nowUs();
       const latency = summarizeLatencies((await open(durationMs)).fromScheduleMs);
-      return { latency, dirtyPeak: dirty.stop(), window: [from, nowUs()] };
+      const window: [number, number] = [from, nowUs()];
+      const loopMaxMs = (await metric(metrics, LOOP_MAX)) * 1000;
+      const brokerP99Ms = bucketQuantile(buckets, await histogramBuckets(metrics, DURATION, 'api="Produce"'), 0.99) * 1000;
+      return { latency, dirtyPeak: dirty.stop(), window, loopMaxMs, brokerP99Ms };
     };
     execFileSync('sync');
     const idle = await phase();
@@ -201,7 +232,7 @@ async function main(): Promise<void> {
   try {
     const rows: Row[] = [];
     for (const mode of modes) rows.push(await run(mode, work));
-    const headers = ['conversion on', 'requests/s', 'idle p50 ms', 'idle p99', 'idle p99.9', 'busy p50 ms', 'busy p99', 'busy p99.9', 'after p50 ms', 'after p99', 'after p99.9', 'busy/idle p99', 'busy/after p99', 'dirty peak idle/busy/after', 'segments converted while busy', 'data files merged after'];
+    const headers = ['conversion on', 'requests/s', 'idle p50 ms', 'idle p99', 'idle p99.9', 'busy p50 ms', 'busy p99', 'busy p99.9', 'after p50 ms', 'after p99', 'after p99.9', 'busy/idle p99', 'busy/after p99', 'dirty peak idle/busy/after', 'event-loop max delay ms idle/busy/after', 'broker-side p99 ≤ ms idle/busy/after', 'segments converted while busy', 'data files merged after'];
     const table: Cell[][] = rows.map((r) => [
       r.mode === 'workers' ? 'worker threads' : "the broker's thread",
       Math.round(r.rate),
@@ -217,6 +248,8 @@ async function main(): Promise<void> {
       `${(r.busy.latency.p99 / r.idle.latency.p99).toFixed(2)}x`,
       `${(r.busy.latency.p99 / r.after.latency.p99).toFixed(2)}x`,
       [r.idle, r.busy, r.after].map((x) => x.dirtyPeak.toFixed(2)).join(' / '),
+      [r.idle, r.busy, r.after].map((x) => x.loopMaxMs.toFixed(0)).join(' / '),
+      [r.idle, r.busy, r.after].map((x) => String(x.brokerP99Ms)).join(' / '),
       `${r.segmentsDuringBusy} of ~${r.segmentsBacklog}`,
       r.filesMerged,
     ]);
