@@ -380,8 +380,8 @@ export function parquetMetrics(schema: StructType, footer: ParquetFooter, fileSi
     lower_bounds: new Map(),
     upper_bounds: new Map(),
   };
-  // Loops and a module-level helper, not per-call closures: this runs once per data file, and V8 drops a
-  // dead closure's optimized code at the next full GC, so per-call closures were compiled again and again.
+  // Loops and a module-level helper, not per-call closures: this runs once per data file, and V8 may drop a
+  // dead closure's optimized code at a full GC, so per-call closures were compiled again and again.
   for (let col = 0; col < footer.leaves.length; col++) {
     const id = footer.leaves[col]!.fieldId;
     if (id === undefined) continue;

@@ -67,12 +67,35 @@ export async function deleteTopic(client: LoadClient, topic: string): Promise<vo
   if (r === undefined || r.errorCode !== 0) throw new Error(`DeleteTopics ${topic} failed with error ${r?.errorCode}`);
 }
 
+/** The admin port's Prometheus text at `url` (one scrape: counters that reset on a scrape reset now). */
+export async function scrapeMetrics(url: string): Promise<string> {
+  return (await fetch(`${url}/metrics`)).text();
+}
+
+/** A metric's value in a scrape's `text`, summed over the series whose labels contain `labels`, when given. */
+export function metricSumIn(text: string, name: string, labels?: string): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!(line.startsWith(`${name}{`) || line.startsWith(`${name} `))) continue;
+    if (labels !== undefined && !line.slice(0, line.lastIndexOf(' ')).includes(labels)) continue;
+    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
 /**
- * A histogram's cumulative bucket counts (upper bound in the metric's unit, `+Inf` as Infinity, ascending),
- * summed over the series whose labels contain `labels` (e.g. `api="Produce"`), from the admin port at `url`.
+ * A metric's value summed over its series (those whose labels contain `labels`, e.g. `topic="t"`, when
+ * given), from the admin port's Prometheus text at `url`.
  */
-export async function histogramBuckets(url: string, name: string, labels: string): Promise<[number, number][]> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+export async function metricSum(url: string, name: string, labels?: string): Promise<number> {
+  return metricSumIn(await scrapeMetrics(url), name, labels);
+}
+
+/**
+ * A histogram's cumulative bucket counts in a scrape's `text` (upper bound in the metric's unit, `+Inf` as
+ * Infinity, ascending), summed over the series whose labels contain `labels` (e.g. `api="Produce"`).
+ */
+export function histogramBucketsIn(text: string, name: string, labels: string): [number, number][] {
   const counts = new Map<number, number>();
   for (const line of text.split('\n')) {
     if (!line.startsWith(`${name}_bucket{`)) continue;
@@ -84,19 +107,4 @@ export async function histogramBuckets(url: string, name: string, labels: string
     counts.set(bound, (counts.get(bound) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
   }
   return [...counts].sort((a, b) => a[0] - b[0]);
-}
-
-/**
- * A metric's value summed over its series (those whose labels contain `labels`, e.g. `topic="t"`, when
- * given), from the admin port's Prometheus text at `url`.
- */
-export async function metricSum(url: string, name: string, labels?: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (!(line.startsWith(`${name}{`) || line.startsWith(`${name} `))) continue;
-    if (labels !== undefined && !line.slice(0, line.lastIndexOf(' ')).includes(labels)) continue;
-    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
 }

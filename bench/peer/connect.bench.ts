@@ -320,24 +320,27 @@ async function main(): Promise<void> {
   const connect: Conversion[] = [];
   const floe: Conversion[] = [];
   try {
-    for (let run = 0; floeOnly && run < runs; run++) {
-      const f = await floeRun(w, warm, work, run);
-      floe.push(f);
-      progress(`run ${run + 1}/${runs}: Floe ${(recordMB / f.cpu).toFixed(1)} MB/s per core (${f.wall.toFixed(1)} s, ${f.cpu.toFixed(1)} CPU s)`);
-    }
-    if (!floeOnly) await mkdir(join(work, 'kafka'), { recursive: true });
-    if (!floeOnly) progress('starting Apache Kafka (KRaft, one node)');
-    // Without the group coordinator's 3 s wait for more members, the sink's control-topic consumer (which
-    // starts at the latest offset) joins before the coordinator's first START_COMMIT; with it, that first
-    // commit is missed and waits out iceberg.control.commit.timeout-ms (30 s) for every connector.
-    if (!floeOnly) kafka = await startKafka(join(work, 'kafka'), { extraProps: ['group.initial.rebalance.delay.ms=0'] });
-    for (let run = 0; !floeOnly && run < runs; run++) {
-      // Which side goes first alternates, so neither always runs on the fresher machine.
-      const sides = [async () => connect.push(await connectRun(kafka!, w, warm, work, run)), async () => floe.push(await floeRun(w, warm, work, run))];
-      for (const side of run % 2 === 0 ? sides : sides.reverse()) await side();
-      const c = connect.at(-1)!;
-      const f = floe.at(-1)!;
-      progress(`run ${run + 1}/${runs}: Connect ${(recordMB / c.cpu).toFixed(1)} MB/s per core (${c.wall.toFixed(1)} s, ${c.cpu.toFixed(1)} CPU s), Floe ${(recordMB / f.cpu).toFixed(1)} MB/s per core (${f.wall.toFixed(1)} s, ${f.cpu.toFixed(1)} CPU s)`);
+    if (floeOnly) {
+      for (let run = 0; run < runs; run++) {
+        const f = await floeRun(w, warm, work, run);
+        floe.push(f);
+        progress(`run ${run + 1}/${runs}: Floe ${(recordMB / f.cpu).toFixed(1)} MB/s per core (${f.wall.toFixed(1)} s, ${f.cpu.toFixed(1)} CPU s)`);
+      }
+    } else {
+      await mkdir(join(work, 'kafka'), { recursive: true });
+      progress('starting Apache Kafka (KRaft, one node)');
+      // Without the group coordinator's 3 s wait for more members, the sink's control-topic consumer (which
+      // starts at the latest offset) joins before the coordinator's first START_COMMIT; with it, that first
+      // commit is missed and waits out iceberg.control.commit.timeout-ms (30 s) for every connector.
+      kafka = await startKafka(join(work, 'kafka'), { extraProps: ['group.initial.rebalance.delay.ms=0'] });
+      for (let run = 0; run < runs; run++) {
+        // Which side goes first alternates, so neither always runs on the fresher machine.
+        const sides = [async () => connect.push(await connectRun(kafka!, w, warm, work, run)), async () => floe.push(await floeRun(w, warm, work, run))];
+        for (const side of run % 2 === 0 ? sides : sides.reverse()) await side();
+        const c = connect.at(-1)!;
+        const f = floe.at(-1)!;
+        progress(`run ${run + 1}/${runs}: Connect ${(recordMB / c.cpu).toFixed(1)} MB/s per core (${c.wall.toFixed(1)} s, ${c.cpu.toFixed(1)} CPU s), Floe ${(recordMB / f.cpu).toFixed(1)} MB/s per core (${f.wall.toFixed(1)} s, ${f.cpu.toFixed(1)} CPU s)`);
+      }
     }
   } finally {
     await kafka?.stop();

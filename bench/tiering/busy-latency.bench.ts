@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { BenchArgs } from '../lib/args.js';
-import { createTopic, histogramBuckets, logEndOffsets, metricSum as metric } from '../lib/admin.js';
+import { createTopic, histogramBucketsIn, logEndOffsets, metricSumIn, metricSum as metric, scrapeMetrics } from '../lib/admin.js';
 import { LoadClient, type OpenLoopResult } from '../lib/load-client.js';
 import { adminUrl, spawnFloe, type Build } from '../lib/processes.js';
 import { median, MiB, perSec, summarizeLatencies, type LatencySummary } from '../lib/stats.js';
@@ -80,6 +80,7 @@ interface Phase {
 }
 
 const DURATION = 'floe_request_duration_seconds';
+const PRODUCE = 'api="Produce"';
 
 /** The smallest bucket bound holding `share` of the observations made between two bucket readings. */
 function bucketQuantile(before: readonly [number, number][], after: readonly [number, number][], share: number): number {
@@ -150,15 +151,15 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
     await open(1000);
     // Each phase starts with the page cache written back, and says how close it came to the next writeback.
     const phase = async (): Promise<Phase> => {
-      await metric(metrics, LOOP_MAX); // the scrape resets it
-      const buckets = await histogramBuckets(metrics, DURATION, 'api="Produce"');
+      // One scrape at each end: it also resets the event-loop maximum, so the second reading covers the phase.
+      const start = await scrapeMetrics(metrics);
       const dirty = watchDirtyPages();
       const from = nowUs();
       const latency = summarizeLatencies((await open(durationMs)).fromScheduleMs);
       const window: [number, number] = [from, nowUs()];
-      const loopMaxMs = (await metric(metrics, LOOP_MAX)) * 1000;
-      const brokerP99Ms = bucketQuantile(buckets, await histogramBuckets(metrics, DURATION, 'api="Produce"'), 0.99) * 1000;
-      return { latency, dirtyPeak: dirty.stop(), window, loopMaxMs, brokerP99Ms };
+      const end = await scrapeMetrics(metrics);
+      const brokerP99Ms = bucketQuantile(histogramBucketsIn(start, DURATION, PRODUCE), histogramBucketsIn(end, DURATION, PRODUCE), 0.99) * 1000;
+      return { latency, dirtyPeak: dirty.stop(), window, loopMaxMs: metricSumIn(end, LOOP_MAX) * 1000, brokerP99Ms };
     };
     execFileSync('sync');
     const idle = await phase();

@@ -127,7 +127,7 @@ export function parseParquetFooter(file: Uint8Array): ParquetFooter {
 export function parseFileMetaData(meta: Uint8Array): ParquetFooter {
   const s = decodeThriftStruct(meta);
   // Loops, not per-call closures, here and below: a footer is parsed for every data file written, and V8
-  // drops a dead closure's optimized code at the next full GC, so such closures were compiled over and over.
+  // may drop a dead closure's optimized code at a full GC, so such closures were compiled over and over.
   const schema: ParquetSchemaElement[] = [];
   for (const e of list(s, 2)) schema.push(schemaElement(asStruct(e)));
   const leaves = leafColumns(schema);

@@ -203,9 +203,9 @@ interface RowGroupMeta {
 
 /**
  * A row group's RowGroup struct in the footer. A module-level function rather than a closure per row group:
- * V8 drops a dead closure's optimized code at the next full GC, so those were compiled again for every file.
+ * V8 may drop a dead closure's optimized code at a full GC, so those were compiled again and again.
  */
-function writeRowGroup(w: CompactWriter, g: RowGroupMeta, codec: number): void {
+function writeRowGroup(w: CompactWriter, g: RowGroupMeta, codec: CompressionCodec): void {
   w.beginStruct().list(1, TType.STRUCT, g.chunks.length);
   for (const c of g.chunks) {
     w.beginStruct().i64(2, c.start).struct(3).i32(1, c.leaf.phys.type).list(2, TType.I32, 2).elemI32(Encoding.PLAIN).elemI32(Encoding.RLE);

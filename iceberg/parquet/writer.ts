@@ -141,7 +141,7 @@ function fieldIndex(fields: readonly arrow.Field[], name: string): number {
 
 /**
  * Checks a batch against the schema and returns it with the id-carrying Arrow schema. Loops, not closures:
- * this runs for every batch, and V8 drops a dead closure's optimized code at the next full GC, so per-call
+ * this runs for every batch, and V8 may drop a dead closure's optimized code at a full GC, so per-call
  * closures were compiled again and again.
  */
 function conform(batch: arrow.RecordBatch, target: arrow.Schema, iceberg: StructType, verdicts: TypeVerdicts): arrow.RecordBatch {

@@ -439,7 +439,7 @@ async function convertFile(segment: Buffer, group: readonly BatchBounds[], logBy
       throw new TieringConvertError('INDEX_MISMATCH', `the Parquet writer made ${rgs.length} row groups where ${rgFirst.length} of ${o.rowGroupRows} rows were expected; the writer's row-group policy changed`);
     }
     let firstRow = 0;
-    // A loop, not a per-file closure: V8 drops a dead closure's optimized code at the next full GC.
+    // A loop, not a per-file closure: V8 may drop a dead closure's optimized code at a full GC.
     for (let k = 0; k < rgs.length; k++) {
       const rg = rgs[k]!;
       let start = Number.POSITIVE_INFINITY;
