@@ -220,6 +220,7 @@ export class Broker {
       setLogAppendTime: (buf, pos, ts) => setLogAppendTime(buf, BigInt(ts), pos),
       recordLocator: locateRecordByTimestamp,
       onError: (err) => log.error('partition log failure', { err }),
+      ...(metrics ? { observer: metrics } : {}),
       ...(tiering ? { canDeleteSegment: tiering.canDeleteSegment, onSegmentClosed: tiering.onSegmentClosed } : {}),
     });
     const topics = new TopicManager(metadata, logs, config, log.child({ logger: 'topics' }));

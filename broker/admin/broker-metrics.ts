@@ -3,9 +3,10 @@
  * exposition format (version 0.0.4). Names follow Prometheus' conventions: the `floe_` prefix, base units
  * (`_seconds`, `_bytes`), `_total` on counters.
  *
- * Cost: the request path pays one counter increment and one histogram observation per request (through a
- * child kept per API key, so no label lookup), the socket path one addition per chunk; tiering pays one call
- * per copied segment or commit. Everything else (partitions, tables, caches, trailing bytes) is read when
+ * Cost: the request path pays one addition and one histogram observation per request (into a child kept per
+ * API key: a bucket search and three additions, see bucket-histogram.ts), the partition logs one observation
+ * per append and one per write, the socket path one addition per chunk; tiering pays one call per copied
+ * segment or commit. Everything else (partitions, tables, caches, trailing bytes) is read when
  * Prometheus scrapes: `render()` first runs the scrape-time readers (which may read segment headers and
  * table metadata), then the registry asks each family for its values.
  *
@@ -15,18 +16,24 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { API_SPECS } from '../../protocol/messages/index.js';
 import type { SegmentRowCounts, TieringObserver } from '../../tiering/plugin/api.js';
+import type { LogObserver } from '../log/log-observer.js';
 import type { RequestObserver } from '../router.js';
 import type { TrafficCounters } from '../server/connection.js';
+import { BucketHistogram, type HistogramChild } from './bucket-histogram.js';
 
 /** Latency buckets for Kafka requests: 0.5 ms (a cached metadata answer) to 30 s (a long-poll Fetch). */
 export const REQUEST_DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Buckets for the partition logs' waits, writes and fsyncs: 50 µs (a 16 KiB write into the page cache) to 5 s. */
+export const LOG_DURATION_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
 /** Buckets for tiering copies and commits: 10 ms to 5 min. */
 export const TIERING_DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
+/** One API's request figures, counted as plain numbers on the request path and read at scrape time. */
 interface ApiChildren {
-  readonly requests: Counter.Internal;
-  readonly duration: Histogram.Internal<'api'>;
-  readonly failures: Counter.Internal;
+  readonly api: string;
+  requests: number;
+  failures: number;
+  readonly duration: HistogramChild;
 }
 
 /** The name of a Kafka API key (`Produce`), `api_<key>` for one this broker does not declare, `unknown` for a frame that did not decode. */
@@ -35,7 +42,7 @@ export function apiName(apiKey: number): string {
   return API_SPECS.get(apiKey)?.name ?? `api_${apiKey}`;
 }
 
-export class BrokerMetrics implements RequestObserver, TieringObserver {
+export class BrokerMetrics implements RequestObserver, TieringObserver, LogObserver {
   readonly registry = new Registry();
   /** Bytes read from and written to Kafka client sockets (the connections add to it). */
   readonly traffic: TrafficCounters = { bytesIn: 0, bytesOut: 0 };
@@ -46,9 +53,7 @@ export class BrokerMetrics implements RequestObserver, TieringObserver {
    */
   readonly converted = new Map<string, SegmentRowCounts>();
   private readonly beforeScrape: (() => Promise<void>)[] = [];
-  private readonly requests: Counter<'api'>;
-  private readonly duration: Histogram<'api'>;
-  private readonly failures: Counter<'api'>;
+  private readonly duration: BucketHistogram<'api'>;
   private readonly segmentsCopied: Counter<'topic'>;
   private readonly bytesCopied: Counter<'topic'>;
   private readonly copyFailures: Counter<'topic'>;
@@ -62,19 +67,59 @@ export class BrokerMetrics implements RequestObserver, TieringObserver {
   private readonly upsertRows: Counter<'topic' | 'rows'>;
   private readonly upsertSeconds: Counter<'topic'>;
   private readonly commitDuration: Histogram;
+  private readonly appendWait: HistogramChild;
+  private readonly writeDuration: HistogramChild;
+  private writtenBytes = 0;
+  private readonly flushDuration: HistogramChild;
 
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({ name: 'floe_requests_total', help: 'Kafka requests answered, by API (ApiVersions included; a request that closed its connection counts in floe_request_failures_total instead).', labelNames: ['api'], registers });
-    this.duration = new Histogram({
-      name: 'floe_request_duration_seconds',
-      help: 'Time from a decoded Kafka request to its encoded response, by API (a Fetch long poll counts its wait).',
+    const perApi = this.perApi;
+    new Counter({
+      name: 'floe_requests_total',
+      help: 'Kafka requests answered, by API (ApiVersions included; a request that closed its connection counts in floe_request_failures_total instead).',
       labelNames: ['api'],
-      buckets: REQUEST_DURATION_BUCKETS,
       registers,
+      collect() {
+        this.reset();
+        for (const c of perApi.values()) if (c.requests > 0) this.inc({ api: c.api }, c.requests);
+      },
     });
-    this.failures = new Counter({ name: 'floe_request_failures_total', help: 'Kafka requests that failed and closed their connection (unparsable, unsupported version, handler error), by API.', labelNames: ['api'], registers });
+    new Counter({
+      name: 'floe_request_failures_total',
+      help: 'Kafka requests that failed and closed their connection (unparsable, unsupported version, handler error), by API.',
+      labelNames: ['api'],
+      registers,
+      collect() {
+        this.reset();
+        for (const c of perApi.values()) if (c.failures > 0) this.inc({ api: c.api }, c.failures);
+      },
+    });
+    this.duration = new BucketHistogram('floe_request_duration_seconds', 'Time from a decoded Kafka request to its encoded response, by API (a Fetch long poll counts its wait).', REQUEST_DURATION_BUCKETS, ['api'], registers);
+    const logHistogram = (name: string, help: string): HistogramChild => new BucketHistogram(name, help, LOG_DURATION_BUCKETS, [], registers).labels({});
+    this.appendWait = logHistogram(
+      'floe_log_append_wait_seconds',
+      'Time a partition-log append waited from the call until its write started: behind earlier writes of its partition and rolls (Kafka pays this on the partition lock).',
+    );
+    this.writeDuration = logHistogram(
+      'floe_log_write_duration_seconds',
+      'Time of one write of appended batches into a log segment, from the call to its completion seen on the broker\'s thread (the thread pool\'s queue and the event loop\'s delay included); appends queued meanwhile are written together.',
+    );
+    this.flushDuration = logHistogram(
+      'floe_log_flush_duration_seconds',
+      'Time of one fsync of partition-log data: a segment sealed on a roll (with its indexes), or a flush by flush.messages or flush.ms (Kafka: LogFlushRateAndTimeMs); not the fsyncs of a clean shutdown.',
+    );
+    const written = (): number => this.writtenBytes;
+    new Counter({
+      name: 'floe_log_written_bytes_total',
+      help: 'Bytes of record batches appended to partition logs.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(written());
+      },
+    });
     const traffic = this.traffic;
     new Counter({
       name: 'floe_network_received_bytes_total',
@@ -135,16 +180,30 @@ export class BrokerMetrics implements RequestObserver, TieringObserver {
     return this.registry.metrics();
   }
 
+  // LogObserver: the partition logs call these once per append, write and fsync.
+  appendWaited(seconds: number): void {
+    this.appendWait.observe(seconds);
+  }
+
+  segmentWritten(bytes: number, seconds: number): void {
+    this.writtenBytes += bytes;
+    this.writeDuration.observe(seconds);
+  }
+
+  flushed(seconds: number): void {
+    this.flushDuration.observe(seconds);
+  }
+
   // RequestObserver: the router calls these once per request.
   answered(apiKey: number, seconds: number): void {
     const c = this.children(apiKey);
-    c.requests.inc();
+    c.requests++;
     c.duration.observe(seconds);
   }
 
   failed(apiKey: number, seconds: number): void {
     const c = this.children(apiKey);
-    c.failures.inc();
+    c.failures++;
     c.duration.observe(seconds);
   }
 
@@ -152,7 +211,7 @@ export class BrokerMetrics implements RequestObserver, TieringObserver {
     let c = this.perApi.get(apiKey);
     if (c === undefined) {
       const api = apiName(apiKey);
-      c = { requests: this.requests.labels(api), duration: this.duration.labels(api), failures: this.failures.labels(api) };
+      c = { api, requests: 0, failures: 0, duration: this.duration.labels({ api }) };
       this.perApi.set(apiKey, c);
     }
     return c;

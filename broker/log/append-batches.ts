@@ -10,6 +10,8 @@ import type { AppendResult, LogAppendTimeRewriter } from './partition-log.js';
 /** An append waiting for its group's turn. */
 export interface PendingAppend {
   readonly buf: Buffer;
+  /** performance.now() when append() was called. */
+  readonly calledAt: number;
   readonly resolve: (result: AppendResult) => void;
   readonly reject: (err: unknown) => void;
 }

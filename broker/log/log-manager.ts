@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { LogTopicConfig } from './config.js';
 import { LogError } from './errors.js';
 import { syncDir } from './files.js';
+import type { LogObserver } from './log-observer.js';
 import {
   PartitionLog,
   type ClosedSegment,
@@ -30,6 +31,8 @@ export interface LogManagerOptions {
   /** Every segment that closes in any partition, after it is fsynced. */
   onSegmentClosed?: (event: ClosedSegmentEvent) => void;
   onError?: (err: unknown) => void;
+  /** Told every partition's append waits, write times and fsync times (the broker's metrics). */
+  observer?: LogObserver;
 }
 
 /** Directory of a deleted partition awaiting removal: `<topic>-<partition>.<uuid>-delete` (Kafka's scheme). */
@@ -101,6 +104,7 @@ export class LogManager {
       ...(o.setLogAppendTime ? { setLogAppendTime: o.setLogAppendTime } : {}),
       ...(o.recordLocator ? { recordLocator: o.recordLocator } : {}),
       ...(o.onError ? { onError: o.onError } : {}),
+      ...(o.observer ? { observer: o.observer } : {}),
       ...(o.canDeleteSegment ? { canDeleteSegment: (base: number, last: number) => o.canDeleteSegment?.(tp, base, last) ?? true } : {}),
     });
     const listener = o.onSegmentClosed;

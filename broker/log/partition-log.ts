@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { assignOffsets, countOffsets, type PendingAppend, type StagedAppend } from './append-batches.js';
 import { type LogConfig, type LogTopicConfig, resolveLogConfig } from './config.js';
 import { LogError } from './errors.js';
+import type { LogObserver } from './log-observer.js';
 import { completeSwap, type SwapRange } from './cleaner/segment-swap.js';
 import { recoverLog, type RecoveryReport } from './log-recovery.js';
 import { CLEAN_SHUTDOWN_FILE, LOG_START_CHECKPOINT_FILE, unlinkIfExists, writeFileAtomic } from './files.js';
@@ -54,6 +55,8 @@ export interface PartitionLogOptions {
   canDeleteSegment?: CanDeleteSegment;
   /** Receives errors thrown by segment-closed listeners and by background flushes. Default: process warning. */
   onError?: (err: unknown) => void;
+  /** Told how long appends waited, writes took and fsyncs took (the broker's metrics). */
+  observer?: LogObserver;
 }
 
 export interface AppendResult {
@@ -218,7 +221,7 @@ export class PartitionLog {
    */
   append(batches: Buffer): Promise<AppendResult> {
     return new Promise<AppendResult>((resolve, reject) => {
-      const member: PendingAppend = { buf: batches, resolve, reject };
+      const member: PendingAppend = { buf: batches, calledAt: performance.now(), resolve, reject };
       if (this.openGroup !== undefined) {
         this.openGroup.push(member);
         return;
@@ -275,10 +278,18 @@ export class PartitionLog {
   private async writeStaged(staged: readonly StagedAppend[], now: number): Promise<void> {
     if (staged.length === 0) return;
     const segment = this.active;
+    const observer = this.options.observer;
     try {
       try {
         this.writes++;
+        const started = performance.now();
+        let bytes = 0;
+        for (const s of staged) {
+          bytes += s.member.buf.length;
+          observer?.appendWaited((started - s.member.calledAt) / 1000);
+        }
         await segment.append(staged.map((s) => s.member.buf), now);
+        observer?.segmentWritten(bytes, (performance.now() - started) / 1000);
       } catch (err) {
         this.failure = err;
         throw new LogError('KAFKA_STORAGE_ERROR', `write to ${segment.logPath} failed (${(err as Error).message}); the partition is offline until restart`, { cause: err });
@@ -343,8 +354,10 @@ export class PartitionLog {
 
   private async seal(segment: LogSegment): Promise<void> {
     try {
+      const started = performance.now();
       await segment.flush();
       await segment.persistIndexes(true);
+      this.options.observer?.flushed((performance.now() - started) / 1000);
     } catch (err) {
       this.report(err);
       return;
@@ -382,7 +395,9 @@ export class PartitionLog {
 
   private async flushNow(): Promise<void> {
     const pending = this.unflushedMessages;
+    const started = performance.now();
     await Promise.all([this.active.flush(), ...this.sealing.values()]);
+    this.options.observer?.flushed((performance.now() - started) / 1000);
     this.unflushedMessages = Math.max(0, this.unflushedMessages - pending);
   }
 

@@ -462,3 +462,28 @@ test('startEmptyLogAt moves an empty log to a later start, persistently, and ref
   assert.deepEqual((await readAll(log, 42)).map((b) => b.baseOffset), [42]);
   await assert.rejects(log.read(0, 100), (e) => isLogError(e, 'OFFSET_OUT_OF_RANGE'));
 });
+
+test('the observer hears every append\'s wait, every write with its bytes, and the fsync of each sealed segment', async (t) => {
+  const dir = await tempDir(t);
+  const waits: number[] = [];
+  const writes: [number, number][] = [];
+  const flushes: number[] = [];
+  const observer = { appendWaited: (s: number) => waits.push(s), segmentWritten: (bytes: number, s: number) => writes.push([bytes, s]), flushed: (s: number) => flushes.push(s) };
+  const log = await openLog(dir, { config: { 'segment.bytes': 64 * 1024 * 1024 }, observer });
+  // Made in one go, these queue behind the first write: fewer writes than appends, and the later ones wait.
+  const batches = Array.from({ length: 40 }, (_, i) => batchOf(`o${i}`, 1, { valueBytes: 20 * 1024 }));
+  await Promise.all(batches.map((b) => log.append(b)));
+  assert.equal(waits.length, 40, 'one wait per append');
+  assert.equal(writes.length, log.appendWrites, 'one observation per write');
+  assert.ok(writes.length < 40, `${writes.length} writes for 40 appends`);
+  assert.equal(
+    writes.reduce((n, [bytes]) => n + bytes, 0),
+    batches.reduce((n, b) => n + b.length, 0),
+    'the writes carry exactly the appended bytes',
+  );
+  for (const s of [...waits, ...writes.map(([, d]) => d)]) assert.ok(s >= 0 && s < 60, `a duration in seconds: ${s}`);
+  assert.ok(Math.max(...waits) > 0, 'appends queued behind the first write waited');
+  assert.equal(flushes.length, 0, 'nothing fsynced yet (flush.messages and flush.ms unset)');
+  await log.roll();
+  assert.equal(flushes.length, 1, 'the sealed segment was fsynced once');
+});
