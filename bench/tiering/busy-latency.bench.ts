@@ -1,9 +1,10 @@
 // Produce latency with tiering busy against tiering idle, in the same run: one Floe broker, a latency topic
-// produced to open loop at a fixed rate (half of its closed-loop maximum by default) in three phases: tiering
-// idle; tiering busy converting a backlog (a second topic filled with tables off, then switched on with
-// iceberg.enabled=true at the start of the phase); and "after", once the backlog is converted, while table
-// compaction merges the small files it made (unless --compaction=false: then tiering is idle again). Run for
-// conversion on worker threads (iceberg.convert.workers.enable=true, the default) and on the broker's thread
+// produced to open loop at a fixed rate (half of its closed-loop maximum by default), warmed up for one
+// phase's length at that rate, then measured in three phases: tiering idle; tiering busy converting a
+// backlog (a second topic filled with tables off, then switched on with iceberg.enabled=true at the start of
+// the phase); and "after", once the backlog is converted, while table compaction merges the small files it
+// made (unless --compaction=false: then tiering is idle again). Run for conversion on worker threads
+// (iceberg.convert.workers.enable=true, the default) and on the broker's thread
 // (false), each on a fresh broker. Every latency is timed from the scheduled send (no coordinated omission);
 // each topic's acknowledged records are checked against its log.
 //
@@ -14,11 +15,14 @@
 // as much as the broker. Each phase also reports, from the broker's own metrics, its longest event-loop delay
 // and the bucket under which it answered 99 % of the Produce requests (decoded request to encoded response,
 // the log write included): a client-side p99 far above both was spent outside the broker's request handling.
+// The same bound for the partition logs' appends splits the broker's side: the wait for the append's write
+// to start (behind its partition's earlier writes) and the write itself (thread pool and event loop included).
 // Run:   npx tsx bench/tiering/busy-latency.bench.ts [--quick] [--build=src|dist]
 // Options: --backlog-mb=384 --segment-mb=8 --rate-share=0.5 --duration=10000 --partitions=8 --batch=16k --modes=workers,thread
 //          --compaction=true|false: table compaction of the backlog topic (iceberg.compaction.enabled; on, as
 //          by default, it merges the converted files once the backlog is converted, in the "after" phase)
 //          --floe-flags="--iceberg.convert.workers.nice=0 ..." (extra Floe settings)
+//          --node-flags="--single-threaded-gc ..." (extra flags for node itself, for experiments)
 //          --profile: print where each broker's thread spent its time (a CPU profile of the whole run)
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -30,12 +34,12 @@ import { LoadClient, type OpenLoopResult } from '../lib/load-client.js';
 import { adminUrl, spawnFloe, type Build } from '../lib/processes.js';
 import { median, MiB, perSec, summarizeLatencies, type LatencySummary } from '../lib/stats.js';
 import { execFileSync } from 'node:child_process';
-import { watchDirtyPages } from '../lib/proc-stats.js';
+import { threadCpuSeconds, watchDirtyPages } from '../lib/proc-stats.js';
 import { formatMarkdownTable, formatTable, progress, type Cell } from '../lib/table.js';
 import { busiestProfile, longestBusyStretches, printProfile, topSelfTime, type CpuProfile } from '../lib/cpu-profile.js';
 import { produceWorkload, type ProduceWorkload } from '../lib/workload.js';
 
-const args = new BenchArgs(process.argv.slice(2), 'usage: busy-latency.bench.ts [--quick] [--build=src|dist] [--backlog-mb=384] [--segment-mb=8] [--rate-share=0.5] [--duration=ms] [--partitions=8] [--batch=16k] [--modes=workers,thread] [--compaction=true|false] [--floe-flags="..."] [--profile]');
+const args = new BenchArgs(process.argv.slice(2), 'usage: busy-latency.bench.ts [--quick] [--build=src|dist] [--backlog-mb=384] [--segment-mb=8] [--rate-share=0.5] [--duration=ms] [--partitions=8] [--batch=16k] [--modes=workers,thread] [--compaction=true|false] [--floe-flags="..."] [--node-flags="..."] [--profile]');
 const quick = args.flag('quick');
 const build = args.string('build', 'src') as Build;
 const backlogMb = args.number('backlog-mb', quick ? 128 : 384);
@@ -48,6 +52,8 @@ const modes = args.string('modes', 'workers,thread').split(',') as ('workers' | 
 const profile = args.flag('profile');
 const compaction = args.string('compaction', 'true');
 const floeFlags = args.string('floe-flags', '').split(' ').filter((f) => f !== '');
+/** Node and V8 flags for Floe's process (space-separated), for experiments: --node-flags='--single-threaded-gc'. */
+const nodeFlags = args.string('node-flags', '').split(' ').filter((f) => f !== '');
 
 const nowUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
@@ -61,6 +67,8 @@ const LOOP_MAX = 'nodejs_eventloop_lag_max_seconds';
 
 interface Phase {
   latency: LatencySummary;
+  /** CPU time of the broker's thread per request answered in the phase, µs (all of its work, tiering's included). */
+  mainUsPerRequest: number;
   /** Peak dirty pages during the phase, as a share of the background writeback threshold. */
   dirtyPeak: number;
   /** Start and end, in microseconds of CLOCK_MONOTONIC (the clock of the broker's CPU profile). */
@@ -77,6 +85,15 @@ interface Phase {
    * time a request waited to be read or its response to be sent).
    */
   brokerP99Ms: number;
+  /**
+   * The same bound for the partition logs' appends: how long they waited for their write to start
+   * (floe_log_append_wait_seconds: behind their partition's earlier writes and rolls) and how long each write
+   * took, from the call until the broker's thread saw it done (floe_log_write_duration_seconds: the thread
+   * pool's queue, the system call and the event loop's delay). Where the broker-side p99 is long, these say
+   * whether the time went queueing in the partition or into the write.
+   */
+  appendWaitP99Ms: number;
+  writeP99Ms: number;
 }
 
 const DURATION = 'floe_request_duration_seconds';
@@ -108,6 +125,7 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
     dataDir: join(work, mode, 'log'),
     build,
     ...(profileDir !== undefined ? { cpuProfDir: profileDir } : {}),
+    nodeFlags,
     flags: [`--iceberg.warehouse=${join(work, mode, 'warehouse')}`, '--iceberg.rest.port=0', '--iceberg.rest.host=127.0.0.1', '--schema.registry.port=-1', `--iceberg.convert.workers.enable=${mode === 'workers'}`, '--auto.create.topics.enable=false', ...floeFlags],
   });
   const clients: LoadClient[] = [];
@@ -148,18 +166,34 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
       acknowledged += recordsOf(w, r.perRequest);
       return r;
     };
-    await open(1000);
+    // Warm up for one phase's length at the phase's rate (it was one second). In one run with one second,
+    // the first phase's p99 was 18 ms against 4.5-5.8 in three identical idle phases after it. A longer
+    // warm-up did not make idle phases reliably fast, though: stalls of 20-60 ms land at random points of
+    // any phase (bench/RESULTS.md), so an idle p99 is partly the luck of whether one fell in it.
+    await open(durationMs);
     // Each phase starts with the page cache written back, and says how close it came to the next writeback.
     const phase = async (): Promise<Phase> => {
       // One scrape at each end: it also resets the event-loop maximum, so the second reading covers the phase.
       const start = await scrapeMetrics(metrics);
       const dirty = watchDirtyPages();
       const from = nowUs();
-      const latency = summarizeLatencies((await open(durationMs)).fromScheduleMs);
+      const cpu = threadCpuSeconds(floe.child.pid!);
+      const result = await open(durationMs);
+      const mainUsPerRequest = ((threadCpuSeconds(floe.child.pid!) - cpu) * 1e6) / result.completed;
+      const latency = summarizeLatencies(result.fromScheduleMs);
       const window: [number, number] = [from, nowUs()];
       const end = await scrapeMetrics(metrics);
-      const brokerP99Ms = bucketQuantile(histogramBucketsIn(start, DURATION, PRODUCE), histogramBucketsIn(end, DURATION, PRODUCE), 0.99) * 1000;
-      return { latency, dirtyPeak: dirty.stop(), window, loopMaxMs: metricSumIn(end, LOOP_MAX) * 1000, brokerP99Ms };
+      const p99Ms = (name: string, labels: string): number => bucketQuantile(histogramBucketsIn(start, name, labels), histogramBucketsIn(end, name, labels), 0.99) * 1000;
+      return {
+        latency,
+        mainUsPerRequest,
+        dirtyPeak: dirty.stop(),
+        window,
+        loopMaxMs: metricSumIn(end, LOOP_MAX) * 1000,
+        brokerP99Ms: p99Ms(DURATION, PRODUCE),
+        appendWaitP99Ms: p99Ms('floe_log_append_wait_seconds', ''),
+        writeP99Ms: p99Ms('floe_log_write_duration_seconds', ''),
+      };
     };
     execFileSync('sync');
     const idle = await phase();
@@ -233,7 +267,7 @@ async function main(): Promise<void> {
   try {
     const rows: Row[] = [];
     for (const mode of modes) rows.push(await run(mode, work));
-    const headers = ['conversion on', 'requests/s', 'idle p50 ms', 'idle p99', 'idle p99.9', 'busy p50 ms', 'busy p99', 'busy p99.9', 'after p50 ms', 'after p99', 'after p99.9', 'busy/idle p99', 'busy/after p99', 'dirty peak idle/busy/after', 'event-loop max delay ms idle/busy/after', 'broker-side p99 ≤ ms idle/busy/after', 'segments converted while busy', 'data files merged after'];
+    const headers = ['conversion on', 'requests/s', 'idle p50 ms', 'idle p99', 'idle p99.9', 'busy p50 ms', 'busy p99', 'busy p99.9', 'after p50 ms', 'after p99', 'after p99.9', 'busy/idle p99', 'busy/after p99', 'dirty peak idle/busy/after', 'broker thread CPU µs per request idle/busy/after', 'event-loop max delay ms idle/busy/after', 'broker-side p99 ≤ ms idle/busy/after', 'append wait p99 ≤ ms idle/busy/after', 'log write p99 ≤ ms idle/busy/after', 'segments converted while busy', 'data files merged after'];
     const table: Cell[][] = rows.map((r) => [
       r.mode === 'workers' ? 'worker threads' : "the broker's thread",
       Math.round(r.rate),
@@ -249,12 +283,15 @@ async function main(): Promise<void> {
       `${(r.busy.latency.p99 / r.idle.latency.p99).toFixed(2)}x`,
       `${(r.busy.latency.p99 / r.after.latency.p99).toFixed(2)}x`,
       [r.idle, r.busy, r.after].map((x) => x.dirtyPeak.toFixed(2)).join(' / '),
+      [r.idle, r.busy, r.after].map((x) => x.mainUsPerRequest.toFixed(0)).join(' / '),
       [r.idle, r.busy, r.after].map((x) => x.loopMaxMs.toFixed(0)).join(' / '),
       [r.idle, r.busy, r.after].map((x) => String(x.brokerP99Ms)).join(' / '),
+      [r.idle, r.busy, r.after].map((x) => String(x.appendWaitP99Ms)).join(' / '),
+      [r.idle, r.busy, r.after].map((x) => String(x.writeP99Ms)).join(' / '),
       `${r.segmentsDuringBusy} of ~${r.segmentsBacklog}`,
       r.filesMerged,
     ]);
-    const setup = `${partitions} partitions, ${batchBytes / 1024} KiB batches, acks=1, open loop at ${rateShare * 100} % of the closed-loop maximum for ${durationMs} ms per phase (page cache written back before each); backlog ${backlogMb} MiB in ${segmentMb} MiB segments, table compaction ${compaction === 'true' ? 'on' : 'off'}; broker build ${build}${floeFlags.length > 0 ? `; ${floeFlags.join(' ')}` : ''}`;
+    const setup = `${partitions} partitions, ${batchBytes / 1024} KiB batches, acks=1, open loop at ${rateShare * 100} % of the closed-loop maximum for ${durationMs} ms per phase (page cache written back before each); backlog ${backlogMb} MiB in ${segmentMb} MiB segments, table compaction ${compaction === 'true' ? 'on' : 'off'}; broker build ${build}${floeFlags.length > 0 ? `; ${floeFlags.join(' ')}` : ''}${nodeFlags.length > 0 ? `; node ${nodeFlags.join(' ')}` : ''}`;
     console.log(`\nProduce latency, tiering idle vs busy: ${setup}\n`);
     console.log(formatTable(headers, table));
     console.log(`\nMarkdown:\n\n${formatMarkdownTable(headers, table)}`);
