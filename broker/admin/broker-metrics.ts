@@ -23,7 +23,7 @@ import { BucketHistogram, type HistogramChild } from './bucket-histogram.js';
 
 /** Latency buckets for Kafka requests: 0.5 ms (a cached metadata answer) to 30 s (a long-poll Fetch). */
 export const REQUEST_DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-/** Buckets for the partition logs' waits, writes and fsyncs: 50 µs (a 16 KiB write into the page cache) to 5 s. */
+/** Buckets for the partition logs' waits, writes and fsyncs: 50 µs to 5 s. */
 export const LOG_DURATION_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
 /** Buckets for tiering copies and commits: 10 ms to 5 min. */
 export const TIERING_DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];

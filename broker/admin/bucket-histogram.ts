@@ -31,7 +31,7 @@ export class HistogramChild {
     const bounds = this.bounds;
     let i = 0;
     while (i < bounds.length && value > (bounds[i] as number)) i++;
-    (this.counts as { [i: number]: number })[i]! += 1;
+    this.counts[i]! += 1;
     this.sum += value;
     this.count++;
   }
