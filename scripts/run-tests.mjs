@@ -3,7 +3,9 @@
 // Node 20's --test takes no globs, so the files are listed here. Extra arguments filter by path substring.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 
 function walk(dir) {
   const out = [];
@@ -23,5 +25,28 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const res = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
-process.exit(res.status ?? 1);
+// The output is passed through as it comes, and every failure (its TAP line and YAML block: the error and
+// where) is printed again at the end: a long run's log is often read from its tail only.
+const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: ['inherit', 'pipe', 'inherit'] });
+const failures = [];
+let open; // the failure whose block is being read: { indent, lines }
+const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
+lines.on('line', (line) => {
+  process.stdout.write(`${line}\n`);
+  if (open !== undefined) {
+    if (open.lines.length < 60) open.lines.push(line);
+    if (line === `${open.indent}  ...`) open = undefined;
+    return;
+  }
+  const m = /^(\s*)not ok \d+ - /.exec(line);
+  if (m) {
+    open = { indent: m[1], lines: [line] };
+    failures.push(open);
+  }
+});
+const [code, signal] = await once(child, 'close');
+if (failures.length > 0) {
+  process.stdout.write(`# ${failures.length} failed (subtests and the tests holding them), repeated from above:\n`);
+  for (const f of failures) for (const l of f.lines) process.stdout.write(`# ${l}\n`);
+}
+process.exit(code ?? (signal ? 1 : 0));
