@@ -33,7 +33,7 @@ for (const point of ['mid-upload:4', 'before-commit:2', 'mid-commit:2', 'after-c
   });
 }
 
-test('ten kills in a row at every crash point, on the same log and warehouse: nothing lost or duplicated', { timeout: 180_000 }, async (t) => {
+test('ten kills in a row at every crash point, on the same log and warehouse: nothing lost or duplicated', { timeout: 360_000 }, async (t) => {
   const root = await tempDir('floe-crash-cycles-');
   const cleanups: (() => Promise<unknown>)[] = [];
   t.after(async () => {

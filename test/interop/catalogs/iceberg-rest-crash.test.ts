@@ -18,7 +18,7 @@ import { startIcebergRestServer } from './iceberg-rest-server.js';
 
 const BUCKET = 'crash';
 
-test('external REST catalog: ten kills in a row at every crash point, on the same log and table: nothing lost or duplicated', { timeout: 240_000 }, async (t) => {
+test('external REST catalog: ten kills in a row at every crash point, on the same log and table: nothing lost or duplicated', { timeout: 480_000 }, async (t) => {
   const root = await tempDir('floe-extcat-crash-');
   const s3 = await startMotoS3Server({ bucket: BUCKET, python: motoPython() });
   assert.ok(typeof s3 !== 'string', `moto's S3 server is needed (scripts/peers/55-moto.sh): ${String(s3)}`);

@@ -53,7 +53,7 @@ for (const [i, point] of ['mid-upload:4', 'before-commit:2', 'mid-commit:2', 'af
   });
 }
 
-test('S3 warehouse: eight kills in a row at every crash point, on the same log and bucket: nothing lost or duplicated', { timeout: 90_000 }, async (t) => {
+test('S3 warehouse: eight kills in a row at every crash point, on the same log and bucket: nothing lost or duplicated', { timeout: 300_000 }, async (t) => {
   const root = await tempDir('floe-crash-s3-cycles-');
   const cleanups = withCleanups(t, root);
   const setup = await s3Setup(t, s3, 'crash-cycles', cleanups);

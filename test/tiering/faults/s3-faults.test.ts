@@ -42,7 +42,7 @@ async function localStart(logDir: string, partition: number): Promise<number> {
   return Math.min(...names.map((n) => Number(n.slice(0, -4))));
 }
 
-test('tiering through S3 errors, latency and dropped connections: produce and hot fetch keep working, then it catches up with nothing lost or duplicated', { timeout: 120_000 }, async (t) => {
+test('tiering through S3 errors, latency and dropped connections: produce and hot fetch keep working, then it catches up with nothing lost or duplicated', { timeout: 300_000 }, async (t) => {
   const root = await tempDir('floe-s3-faults-');
   const cleanups: (() => Promise<unknown>)[] = [];
   t.after(async () => {
