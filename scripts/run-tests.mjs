@@ -39,15 +39,14 @@ let open; // the failure whose block is being read: { indent, lines }
 const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
 lines.on('line', (line) => {
   process.stdout.write(`${line}\n`);
-  if (open !== undefined) {
-    if (open.lines.length < 60) open.lines.push(line);
-    if (line === `${open.indent}  ...`) open = undefined;
-    return;
-  }
+  // A new failure starts a block even if the last one's end never came (a test file that died mid-block).
   const m = /^(\s*)not ok \d+ - /.exec(line);
   if (m) {
     open = { indent: m[1], lines: [line] };
     failures.push(open);
+  } else if (open !== undefined) {
+    if (open.lines.length < 60) open.lines.push(line);
+    if (line === `${open.indent}  ...`) open = undefined;
   }
 });
 const [code, signal] = await once(child, 'close');
