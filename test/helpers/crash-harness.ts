@@ -241,6 +241,6 @@ export async function killAtEveryPoint(setup: CrashSetup, logDir: string, points
 }
 
 /** Seconds since `started` (a Date.now()), for the diagnostics: where a long test spends its time. */
-export function seconds(started: number): string {
+function seconds(started: number): string {
   return `${((Date.now() - started) / 1000).toFixed(1)} s`;
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { CompressionTypes, Kafka, logLevel, type Admin } from 'kafkajs';
 import { COMPACTION_SCRATCH_DIR } from '../../../broker/tiering/broker-tiering.js';
 import { spawnBroker, tempDir, type BrokerProcess } from '../../helpers/broker.js';
-import { crashCycle, restartAndVerify, seconds, stop, TOPIC as CRASH_TOPIC, type Acked, type CrashSetup } from '../../helpers/crash-harness.js';
+import { killAtEveryPoint, stop, TOPIC as CRASH_TOPIC, type CrashSetup } from '../../helpers/crash-harness.js';
 import { liveDataFiles, loadTable, tableRows, waitFor } from '../../helpers/tiered-table.js';
 import { fetchAllBatches } from '../../tiering/e2e/wire.js';
 
@@ -129,18 +129,7 @@ test('six kills around compaction commits on the same log and warehouse: nothing
   // Each point and count once (the first, second and third compaction commit of a start), on one history:
   // six kills. (Ten, with repeats, cost CI minutes and found nothing the six do not.)
   const points = ['before-compaction-commit:1', 'after-compaction-commit:1', 'before-compaction-commit:2', 'after-compaction-commit:2', 'before-compaction-commit:3', 'after-compaction-commit:3'];
-  const acked: Acked[] = [];
-  const perCycle: string[] = [];
-  for (const [i, point] of points.entries()) {
-    const started = Date.now();
-    const got = await crashCycle(setup, logDir, point, `c${i}`, i === 0);
-    perCycle.push(`${got.length} in ${seconds(started)}`);
-    acked.push(...got);
-  }
-  assert.ok(acked.length > 0);
-  const started = Date.now();
-  const { ends, rows } = await restartAndVerify(setup, logDir, acked, cleanups);
-  t.diagnostic(`${points.length} kills (${points.join(', ')}): acknowledged per cycle ${perCycle.join(', ')}; verified in ${seconds(started)}; log ends ${JSON.stringify([...ends])}, ${rows.length} table rows`);
+  t.diagnostic(await killAtEveryPoint(setup, logDir, points, cleanups));
 });
 
 test("compaction's scratch files go under the log dir, and a start removes what a crash left there", { timeout: 120_000 }, async (t) => {
