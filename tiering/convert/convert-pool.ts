@@ -6,6 +6,13 @@
  * `rebuild` does the same for table compaction: the worker first rebuilds the merged segment file from
  * tiered segments (./rebuild-segments.ts, over local copies of their files), then converts it. A worker
  * that dies fails its job (the plugin retries it) and is replaced on the next use.
+ *
+ * A data file's bytes arrive here transferred, not copied. Once the caller has uploaded them it calls the
+ * file's `release()`, and the memory goes back to the worker with the request for the next file, where the
+ * file after it is written into it. So the broker's thread never owns more than the files in flight: memory
+ * it received and dropped would count against V8's external-memory budget, and every 64 MiB of that
+ * started a full collection on the thread that serves produce and fetch (three mark-compacts of 5-9 ms
+ * within 0.1 s in one busy phase of bench/tiering/busy-latency.bench.ts; bench/RESULTS.md).
  */
 import type { Worker } from 'node:worker_threads';
 import { startWorkerThread } from './worker-thread.js';
@@ -48,7 +55,8 @@ export interface WorkerRebuild {
 export type WorkerRequest =
   | { readonly kind: 'convert'; readonly id: number; readonly segmentPath: string; readonly options: WorkerConvertOptions }
   | { readonly kind: 'rebuild'; readonly id: number; readonly rebuild: WorkerRebuild; readonly options: WorkerConvertOptions }
-  | { readonly kind: 'next' };
+  /** Write the next file; `spare` is the previous file's memory, released by the caller, to write it into. */
+  | { readonly kind: 'next'; readonly spare?: ArrayBuffer };
 
 export type WorkerReply =
   | {
@@ -62,7 +70,14 @@ export type WorkerReply =
   | { readonly kind: 'done'; readonly id: number }
   | { readonly kind: 'error'; readonly id: number; readonly name: string; readonly message: string; readonly code: string | undefined };
 
-export type WorkerFile = Extract<WorkerReply, { kind: 'file' }>;
+type FileReply = Extract<WorkerReply, { kind: 'file' }>;
+
+/**
+ * A converted file from a worker. `parquet.release()` says its bytes are no longer used (uploaded): they go
+ * back to the worker when the caller asks for the next file, and the view is empty from then on. Without
+ * it the caller keeps the bytes.
+ */
+export type WorkerFile = Omit<FileReply, 'parquet'> & { readonly parquet: (NonNullable<FileReply['parquet']> & { readonly release: () => void }) | null };
 
 export interface ConvertPoolOptions {
   /**
@@ -176,8 +191,10 @@ export class ConvertPool {
           if (r.name === 'TieringConvertError') throw new TieringConvertError(r.code as TieringConvertErrorCode, r.message);
           throw Object.assign(new Error(r.message), r.code !== undefined ? { code: r.code } : {});
         }
-        yield r;
-        worker.postMessage({ kind: 'next' } satisfies WorkerRequest);
+        let spare: ArrayBuffer | undefined;
+        const bytes = r.parquet?.bytes;
+        yield { ...r, parquet: r.parquet === null ? null : { ...r.parquet, release: () => (spare = bytes!.buffer as ArrayBuffer) } };
+        worker.postMessage({ kind: 'next', ...(spare !== undefined ? { spare } : {}) } satisfies WorkerRequest, spare !== undefined ? [spare] : []);
       }
     } finally {
       this.jobs.delete(id);

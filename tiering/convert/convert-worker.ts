@@ -4,7 +4,8 @@
  * compaction it first rebuilds that file from tiered segments (./rebuild-segments.ts). Each data file
  * goes back to the pool as soon as it is written, its bytes transferred (not copied), and the worker waits
  * for the pool to take the next one, so a worker holds about one file's memory, as the in-thread
- * conversion does. Files stay unuploaded here: the pool's caller owns the FileIO. Typed (schema mode)
+ * conversion does, plus the memory the pool gives back once a file is uploaded, which the next file is
+ * copied into (./convert-pool.ts says why). Files stay unuploaded here: the pool's caller owns the FileIO. Typed (schema mode)
  * conversions stay on the main thread, where the schema registry and the table layout live.
  */
 import { open } from 'node:fs/promises';
@@ -37,6 +38,8 @@ function lowerPriority(nice: number): void {
 
 /** The window a conversion reads the segment into, reused by the next (as ConvertCodec does in-thread). */
 let spare: Buffer | null = null;
+/** Memory of a data file sent earlier, back from the pool once uploaded: the next file goes into it. */
+let fileSpare: ArrayBuffer | null = null;
 /** Resolves the conversion waiting for the pool to take its last file. */
 let resume: (() => void) | undefined;
 
@@ -63,8 +66,12 @@ async function convert(job: Extract<WorkerRequest, { kind: 'convert' }>): Promis
       let parquet: Extract<WorkerReply, { kind: 'file' }>['parquet'] = null;
       const transfer: ArrayBuffer[] = [];
       if (file.parquet !== null) {
-        // Copy out of the writer's reusable memory into a buffer of its own, then hand that over.
-        const bytes = new Uint8Array(file.parquet.bytes);
+        // Copy out of the writer's reusable memory into a buffer of its own (the last one the pool gave back
+        // when it is large enough), then hand that over.
+        const src = file.parquet.bytes;
+        const bytes = fileSpare !== null && fileSpare.byteLength >= src.length ? new Uint8Array(fileSpare, 0, src.length) : new Uint8Array(src.length);
+        fileSpare = null;
+        bytes.set(src);
         file.parquet.release();
         parquet = { bytes, metrics: file.parquet.metrics, splitOffsets: file.parquet.splitOffsets };
         transfer.push(bytes.buffer as ArrayBuffer);
@@ -84,6 +91,7 @@ async function convert(job: Extract<WorkerRequest, { kind: 'convert' }>): Promis
 
 port.on('message', (m: WorkerRequest) => {
   if (m.kind === 'next') {
+    if (m.spare !== undefined && m.spare.byteLength <= MAX_SPARE_WINDOW_BYTES) fileSpare = m.spare;
     const r = resume;
     resume = undefined;
     r?.();

@@ -1,7 +1,7 @@
 // Conversion on worker threads gives exactly what conversion in this thread gives: the same data files and
 // offset indexes, byte for byte, from the fidelity segment (every codec, markers, gaps, raw records). A bad
 // segment fails with the same error code, an abandoned conversion does not wedge its worker, and conversions
-// beyond the pool's size wait their turn.
+// beyond the pool's size wait their turn. A file's memory goes back to its worker once the caller releases it.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -61,6 +61,44 @@ test('a conversion pool writes the same files as in-thread conversion, and survi
   for await (const _ of pool.convert(path, OPTIONS)) break;
   const after = await all(pool.convert(path, OPTIONS));
   assert.equal(after.length, expected.length, 'the pool still converts after abandoned conversions');
+});
+
+test('released files go back to the worker and the next files are written into that memory, unchanged', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'floe-pool-spare-'));
+  const pool = new ConvertPool(1);
+  t.after(async () => {
+    await pool.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const segment = buildSegment(160, 11);
+  const path = join(dir, '00000000000000000000.log');
+  await writeFile(path, segment);
+  const expected: (Buffer | null)[] = [];
+  for await (const f of convertSegment(segment, OPTIONS)) {
+    expected.push(f.parquet ? Buffer.from(f.parquet.bytes) : null);
+    f.parquet?.release();
+  }
+  assert.ok(expected.filter((e) => e !== null).length > 2, 'several data files');
+
+  // Twice on the one worker: the second conversion starts with the memory the first gave back.
+  for (let round = 0; round < 2; round++) {
+    const held: Uint8Array[] = [];
+    let i = 0;
+    for await (const f of pool.convert(path, OPTIONS)) {
+      const e = expected[i++];
+      assert.ok(f.parquet && e ? Buffer.from(f.parquet.bytes).equals(e) : f.parquet === e, `round ${round}, file ${i - 1}: the same Parquet bytes`);
+      if (f.parquet === null) continue;
+      held.push(f.parquet.bytes);
+      f.parquet.release();
+    }
+    assert.equal(i, expected.length);
+    // Every released file's memory went back to the worker: the caller's views are empty now.
+    assert.deepEqual(held.map((b) => b.length), held.map(() => 0), `round ${round}: released bytes are handed back`);
+  }
+
+  // Files not released stay the caller's.
+  const kept = await all(pool.convert(path, OPTIONS));
+  kept.forEach((f, k) => assert.ok(f.parquet && expected[k] ? Buffer.from(f.parquet.bytes).equals(expected[k]!) : f.parquet === expected[k], `kept file ${k}`));
 });
 
 /** Nice values of this process's threads (Linux: /proc/self/task/<tid>/stat, field 19). */
