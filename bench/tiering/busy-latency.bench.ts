@@ -3,7 +3,11 @@
 // phase's length at that rate, then measured in three phases: tiering idle; tiering busy converting a
 // backlog (a second topic filled with tables off, then switched on with iceberg.enabled=true at the start of
 // the phase); and "after", once the backlog is converted, while table compaction merges the small files it
-// made (unless --compaction=false: then tiering is idle again). Run for conversion on worker threads
+// made (unless --compaction=false: then tiering is idle again). The idle and busy phases repeat --rounds
+// times on the same broker, each busy phase with a backlog topic of its own: a 4-s phase holds zero to a few
+// of the random 20-60 ms stalls this machine shows at any time (bench/RESULTS.md), so one pair of phases
+// cannot tell a difference from noise. The summary gives the median of each kind's p99s and their range.
+// Only the last round's backlog table compacts, in the "after" phase. Run for conversion on worker threads
 // (iceberg.convert.workers.enable=true, the default) and on the broker's thread
 // (false), each on a fresh broker. Every latency is timed from the scheduled send (no coordinated omission);
 // each topic's acknowledged records are checked against its log.
@@ -19,6 +23,7 @@
 // to start (behind its partition's earlier writes) and the write itself (thread pool and event loop included).
 // Run:   npx tsx bench/tiering/busy-latency.bench.ts [--quick] [--build=src|dist]
 // Options: --backlog-mb=384 --segment-mb=8 --rate-share=0.5 --duration=10000 --partitions=8 --batch=16k --modes=workers,thread
+//          --rounds=3 (idle and busy phases, each busy one converting a fresh backlog)
 //          --compaction=true|false: table compaction of the backlog topic (iceberg.compaction.enabled; on, as
 //          by default, it merges the converted files once the backlog is converted, in the "after" phase)
 //          --floe-flags="--iceberg.convert.workers.nice=0 ..." (extra Floe settings)
@@ -39,12 +44,13 @@ import { formatMarkdownTable, formatTable, progress, type Cell } from '../lib/ta
 import { busiestProfile, longestBusyStretches, printProfile, topSelfTime, type CpuProfile } from '../lib/cpu-profile.js';
 import { produceWorkload, type ProduceWorkload } from '../lib/workload.js';
 
-const args = new BenchArgs(process.argv.slice(2), 'usage: busy-latency.bench.ts [--quick] [--build=src|dist] [--backlog-mb=384] [--segment-mb=8] [--rate-share=0.5] [--duration=ms] [--partitions=8] [--batch=16k] [--modes=workers,thread] [--compaction=true|false] [--floe-flags="..."] [--node-flags="..."] [--profile]');
+const args = new BenchArgs(process.argv.slice(2), 'usage: busy-latency.bench.ts [--quick] [--build=src|dist] [--backlog-mb=384] [--segment-mb=8] [--rate-share=0.5] [--duration=ms] [--partitions=8] [--batch=16k] [--modes=workers,thread] [--rounds=3] [--compaction=true|false] [--floe-flags="..."] [--node-flags="..."] [--profile]');
 const quick = args.flag('quick');
 const build = args.string('build', 'src') as Build;
 const backlogMb = args.number('backlog-mb', quick ? 128 : 384);
 const segmentMb = args.number('segment-mb', 8);
 const rateShare = args.number('rate-share', 0.5);
+const rounds = args.number('rounds', 3);
 const durationMs = args.number('duration', quick ? 4000 : 10000);
 const partitions = args.number('partitions', 8);
 const batchBytes = args.numbers('batch', [16 * 1024])[0] ?? 16 * 1024;
@@ -107,19 +113,21 @@ function bucketQuantile(before: readonly [number, number][], after: readonly [nu
   return counts.find(([, n]) => n >= share * total)?.[0] ?? Infinity;
 }
 
+/** One round of one mode: an idle phase and a busy one; the last round adds the "after" phase. */
 interface Row {
   mode: string;
+  round: number;
   rate: number;
   idle: Phase;
   busy: Phase;
-  after: Phase;
+  after: Phase | undefined;
   segmentsDuringBusy: number;
   segmentsBacklog: number;
   /** Live data files fewer at the end of the "after" phase than at its start (compaction's merges). */
-  filesMerged: number;
+  filesMerged: number | undefined;
 }
 
-async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
+async function run(mode: 'workers' | 'thread', work: string): Promise<Row[]> {
   const profileDir = profile ? join(work, mode, 'profile') : undefined;
   const floe = await spawnFloe({
     dataDir: join(work, mode, 'log'),
@@ -136,18 +144,25 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
     const metrics = adminUrl(floe)!;
     // The latency topic never tiers; the backlog topic is filled with tables off.
     await createTopic(admin, 'latency', partitions, { 'iceberg.enabled': 'false' });
-    await createTopic(admin, 'backlog', 4, { 'iceberg.enabled': 'false', 'internal.segment.bytes': String(segmentMb * MiB), 'retention.ms': '-1' });
-    const back = produceWorkload({ topic: 'backlog', partitions: 4, batchBytes: 256 * 1024, acks: 1 });
     const bc = await LoadClient.connect(floe.port, 2);
     clients.push(bc);
-    let backlogRecords = 0;
-    let backlogBytes = 0;
-    while (backlogBytes < backlogMb * MiB) {
-      const r = await bc.closedLoop(back.requests, { window: 4, durationMs: 500 });
-      backlogRecords += recordsOf(back, r.perRequest);
-      r.perRequest.forEach((c, i) => (backlogBytes += c * back.requests[i]!.payloadBytes));
-    }
-    progress(`${mode}: backlog of ${(backlogBytes / MiB).toFixed(0)} MiB in ${segmentMb} MiB segments, tables off`);
+    /** Records acknowledged per backlog topic, checked against its log at the end. */
+    const backlogs = new Map<string, number>();
+    const fillBacklog = async (topic: string): Promise<number> => {
+      await createTopic(admin, topic, 4, { 'iceberg.enabled': 'false', 'internal.segment.bytes': String(segmentMb * MiB), 'retention.ms': '-1' });
+      const back = produceWorkload({ topic, partitions: 4, batchBytes: 256 * 1024, acks: 1 });
+      let records = 0;
+      let bytes = 0;
+      while (bytes < backlogMb * MiB) {
+        const r = await bc.closedLoop(back.requests, { window: 4, durationMs: 500 });
+        records += recordsOf(back, r.perRequest);
+        r.perRequest.forEach((c, i) => (bytes += c * back.requests[i]!.payloadBytes));
+      }
+      backlogs.set(topic, records);
+      progress(`${mode}: backlog ${topic} of ${(bytes / MiB).toFixed(0)} MiB in ${segmentMb} MiB segments, tables off`);
+      return bytes;
+    };
+    let backlogBytes = await fillBacklog('backlog-1');
 
     const w = produceWorkload({ topic: 'latency', partitions, batchBytes, acks: 1, batchesPerRequest: 1 });
     const c = await LoadClient.connect(floe.port, 4);
@@ -195,40 +210,55 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row> {
         writeP99Ms: p99Ms('floe_log_write_duration_seconds', ''),
       };
     };
-    execFileSync('sync');
-    const idle = await phase();
-    phases.push(['idle', idle]);
-    progress(`${mode}: tiering idle, ${rate.toFixed(0)} requests/s: p99 ${idle.latency.p99.toFixed(2)} ms, dirty pages peaked at ${idle.dirtyPeak.toFixed(2)} of the writeback threshold`);
+    const out: Row[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      const topic = `backlog-${round}`;
+      // Only the last backlog's table compacts (in the "after" phase): an earlier one's merges would run in
+      // the next round's idle phase.
+      const merges = round === rounds ? compaction : 'false';
+      if (round > 1) backlogBytes = await fillBacklog(topic);
+      execFileSync('sync');
+      const idle = await phase();
+      phases.push([`idle ${round}`, idle]);
+      progress(`${mode}, round ${round}: tiering idle, ${rate.toFixed(0)} requests/s: p99 ${idle.latency.p99.toFixed(2)} ms, dirty pages peaked at ${idle.dirtyPeak.toFixed(2)} of the writeback threshold`);
 
-    execFileSync('sync');
-    const before = await metric(metrics, 'floe_tiering_copied_segments_total');
-    const kafka = new Kafka({ brokers: [`127.0.0.1:${floe.port}`], clientId: 'busy-bench', logLevel: logLevel.NOTHING });
-    const ka = kafka.admin();
-    await ka.connect();
-    await ka.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: 'backlog', configEntries: [{ name: 'iceberg.enabled', value: 'true' }, { name: 'iceberg.compaction.enabled', value: compaction }, { name: 'internal.segment.bytes', value: String(segmentMb * MiB) }, { name: 'retention.ms', value: '-1' }] }] });
-    await ka.disconnect();
-    // Let the first conversions start before timing.
-    for (let waited = 0; waited < 10_000 && (await metric(metrics, 'floe_tiering_copied_segments_total')) === before; waited += 100) await new Promise((r) => setTimeout(r, 100));
-    const busy = await phase();
-    phases.push(['busy', busy]);
-    const during = (await metric(metrics, 'floe_tiering_copied_segments_total')) - before;
-    progress(`${mode}: tiering busy (${during} segments converted during the phase): p99 ${busy.latency.p99.toFixed(2)} ms, dirty pages peaked at ${busy.dirtyPeak.toFixed(2)} of the writeback threshold`);
-    const segmentsBacklog = Math.floor(backlogBytes / (segmentMb * MiB));
-    // Idle again: the backlog converted (or two minutes passed), the page cache written back. Table
-    // compaction may still run (it starts once nothing waits to be tiered): that is the broker's own work.
-    for (let waited = 0; waited < 120_000 && (await metric(metrics, 'floe_tiering_backlog_segments')) > 0; waited += 250) await new Promise((r) => setTimeout(r, 250));
+      execFileSync('sync');
+      const before = await metric(metrics, 'floe_tiering_copied_segments_total');
+      const kafka = new Kafka({ brokers: [`127.0.0.1:${floe.port}`], clientId: 'busy-bench', logLevel: logLevel.NOTHING });
+      const ka = kafka.admin();
+      await ka.connect();
+      await ka.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: topic, configEntries: [{ name: 'iceberg.enabled', value: 'true' }, { name: 'iceberg.compaction.enabled', value: merges }, { name: 'internal.segment.bytes', value: String(segmentMb * MiB) }, { name: 'retention.ms', value: '-1' }] }] });
+      await ka.disconnect();
+      // Let the first conversions start before timing.
+      for (let waited = 0; waited < 10_000 && (await metric(metrics, 'floe_tiering_copied_segments_total')) === before; waited += 100) await new Promise((r) => setTimeout(r, 100));
+      const busy = await phase();
+      phases.push([`busy ${round}`, busy]);
+      const during = (await metric(metrics, 'floe_tiering_copied_segments_total')) - before;
+      progress(`${mode}, round ${round}: tiering busy (${during} segments converted during the phase): p99 ${busy.latency.p99.toFixed(2)} ms, dirty pages peaked at ${busy.dirtyPeak.toFixed(2)} of the writeback threshold`);
+      out.push({ mode, round, rate, idle, busy, after: undefined, segmentsDuringBusy: during, segmentsBacklog: Math.floor(backlogBytes / (segmentMb * MiB)), filesMerged: undefined });
+      // Idle again: the backlog converted and committed (or two minutes passed). The topic's last segments
+      // roll and commit on its iceberg.commit.interval.ms, so that goes down to a second now that the phase
+      // is over, rather than landing in the next round's idle phase. Table compaction may still run (it
+      // starts once nothing waits to be tiered): that is the broker's own work.
+      await ka.connect();
+      await ka.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: topic, configEntries: [{ name: 'iceberg.enabled', value: 'true' }, { name: 'iceberg.compaction.enabled', value: merges }, { name: 'internal.segment.bytes', value: String(segmentMb * MiB) }, { name: 'retention.ms', value: '-1' }, { name: 'iceberg.commit.interval.ms', value: '1000' }] }] });
+      await ka.disconnect();
+      for (let waited = 0; waited < 120_000 && (await metric(metrics, 'floe_tiering_backlog_segments')) > 0; waited += 250) await new Promise((r) => setTimeout(r, 250));
+    }
     execFileSync('sync');
     const filesBefore = await metric(metrics, 'floe_table_data_files');
     const after = await phase();
     phases.push(['after', after]);
     const filesMerged = filesBefore - (await metric(metrics, 'floe_table_data_files'));
+    const last = out.at(-1)!;
+    out[out.length - 1] = { ...last, after, filesMerged };
     progress(`${mode}: after (${filesMerged} data files fewer by compaction during the phase): p99 ${after.latency.p99.toFixed(2)} ms, dirty pages peaked at ${after.dirtyPeak.toFixed(2)} of the writeback threshold`);
 
-    for (const [topic, n, expected] of [['latency', partitions, acknowledged], ['backlog', 4, backlogRecords]] as const) {
+    for (const [topic, n, expected] of [['latency', partitions, acknowledged] as const, ...[...backlogs].map(([t, records]) => [t, 4, records] as const)]) {
       const stored = (await logEndOffsets(admin, topic, n)).reduce((a, b) => a + Number(b), 0);
       if (stored !== expected) throw new Error(`${topic}: ${expected} records acknowledged, ${stored} in the log`);
     }
-    return { mode, rate, idle, busy, after, segmentsDuringBusy: during, segmentsBacklog, filesMerged };
+    return out;
   } finally {
     await Promise.allSettled(clients.map((c) => c.close()));
     await floe.stop();
@@ -266,35 +296,51 @@ async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'floe-busy-bench-'));
   try {
     const rows: Row[] = [];
-    for (const mode of modes) rows.push(await run(mode, work));
-    const headers = ['conversion on', 'requests/s', 'idle p50 ms', 'idle p99', 'idle p99.9', 'busy p50 ms', 'busy p99', 'busy p99.9', 'after p50 ms', 'after p99', 'after p99.9', 'busy/idle p99', 'busy/after p99', 'dirty peak idle/busy/after', 'broker thread CPU µs per request idle/busy/after', 'event-loop max delay ms idle/busy/after', 'broker-side p99 ≤ ms idle/busy/after', 'append wait p99 ≤ ms idle/busy/after', 'log write p99 ≤ ms idle/busy/after', 'segments converted while busy', 'data files merged after'];
-    const table: Cell[][] = rows.map((r) => [
-      r.mode === 'workers' ? 'worker threads' : "the broker's thread",
-      Math.round(r.rate),
-      r.idle.latency.p50,
-      r.idle.latency.p99,
-      r.idle.latency.p999,
-      r.busy.latency.p50,
-      r.busy.latency.p99,
-      r.busy.latency.p999,
-      r.after.latency.p50,
-      r.after.latency.p99,
-      r.after.latency.p999,
-      `${(r.busy.latency.p99 / r.idle.latency.p99).toFixed(2)}x`,
-      `${(r.busy.latency.p99 / r.after.latency.p99).toFixed(2)}x`,
-      [r.idle, r.busy, r.after].map((x) => x.dirtyPeak.toFixed(2)).join(' / '),
-      [r.idle, r.busy, r.after].map((x) => x.mainUsPerRequest.toFixed(0)).join(' / '),
-      [r.idle, r.busy, r.after].map((x) => x.loopMaxMs.toFixed(0)).join(' / '),
-      [r.idle, r.busy, r.after].map((x) => String(x.brokerP99Ms)).join(' / '),
-      [r.idle, r.busy, r.after].map((x) => String(x.appendWaitP99Ms)).join(' / '),
-      [r.idle, r.busy, r.after].map((x) => String(x.writeP99Ms)).join(' / '),
-      `${r.segmentsDuringBusy} of ~${r.segmentsBacklog}`,
-      r.filesMerged,
-    ]);
-    const setup = `${partitions} partitions, ${batchBytes / 1024} KiB batches, acks=1, open loop at ${rateShare * 100} % of the closed-loop maximum for ${durationMs} ms per phase (page cache written back before each); backlog ${backlogMb} MiB in ${segmentMb} MiB segments, table compaction ${compaction === 'true' ? 'on' : 'off'}; broker build ${build}${floeFlags.length > 0 ? `; ${floeFlags.join(' ')}` : ''}${nodeFlags.length > 0 ? `; node ${nodeFlags.join(' ')}` : ''}`;
+    for (const mode of modes) rows.push(...(await run(mode, work)));
+    const headers = ['conversion on', 'round', 'requests/s', 'idle p50 ms', 'idle p99', 'idle p99.9', 'busy p50 ms', 'busy p99', 'busy p99.9', 'after p50 ms', 'after p99', 'after p99.9', 'busy/idle p99', 'busy/after p99', 'dirty peak idle/busy/after', 'broker thread CPU µs per request idle/busy/after', 'event-loop max delay ms idle/busy/after', 'broker-side p99 ≤ ms idle/busy/after', 'append wait p99 ≤ ms idle/busy/after', 'log write p99 ≤ ms idle/busy/after', 'segments converted while busy', 'data files merged after'];
+    const modeName = (mode: string) => (mode === 'workers' ? 'worker threads' : "the broker's thread");
+    const table: Cell[][] = rows.map((r) => {
+      const phases = r.after === undefined ? [r.idle, r.busy] : [r.idle, r.busy, r.after];
+      const each = (f: (x: Phase) => string) => phases.map(f).join(' / ');
+      return [
+        modeName(r.mode),
+        r.round,
+        Math.round(r.rate),
+        r.idle.latency.p50,
+        r.idle.latency.p99,
+        r.idle.latency.p999,
+        r.busy.latency.p50,
+        r.busy.latency.p99,
+        r.busy.latency.p999,
+        r.after?.latency.p50 ?? '-',
+        r.after?.latency.p99 ?? '-',
+        r.after?.latency.p999 ?? '-',
+        `${(r.busy.latency.p99 / r.idle.latency.p99).toFixed(2)}x`,
+        r.after === undefined ? '-' : `${(r.busy.latency.p99 / r.after.latency.p99).toFixed(2)}x`,
+        each((x) => x.dirtyPeak.toFixed(2)),
+        each((x) => x.mainUsPerRequest.toFixed(0)),
+        each((x) => x.loopMaxMs.toFixed(0)),
+        each((x) => String(x.brokerP99Ms)),
+        each((x) => String(x.appendWaitP99Ms)),
+        each((x) => String(x.writeP99Ms)),
+        `${r.segmentsDuringBusy} of ~${r.segmentsBacklog}`,
+        r.filesMerged ?? '-',
+      ];
+    });
+    // The figure to read: each kind of phase's median p99 over the rounds, with the range beside it.
+    const summaryHeaders = ['conversion on', 'rounds', 'idle p99 ms, median (range)', 'busy p99 ms, median (range)', 'busy/idle p99 (medians)', 'busy p99 above every idle p99'];
+    const summary: Cell[][] = modes.map((mode) => {
+      const rs = rows.filter((r) => r.mode === mode);
+      const idle = rs.map((r) => r.idle.latency.p99);
+      const busy = rs.map((r) => r.busy.latency.p99);
+      const range = (xs: number[]) => `${median(xs).toFixed(1)} (${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)})`;
+      return [modeName(mode), rs.length, range(idle), range(busy), `${(median(busy) / median(idle)).toFixed(2)}x`, `${busy.filter((b) => b > Math.max(...idle)).length} of ${busy.length}`];
+    });
+    const setup = `${partitions} partitions, ${batchBytes / 1024} KiB batches, acks=1, open loop at ${rateShare * 100} % of the closed-loop maximum for ${durationMs} ms per phase (page cache written back before each), ${rounds} rounds of idle and busy phases; backlog ${backlogMb} MiB in ${segmentMb} MiB segments, table compaction ${compaction === 'true' ? 'on' : 'off'}; broker build ${build}${floeFlags.length > 0 ? `; ${floeFlags.join(' ')}` : ''}${nodeFlags.length > 0 ? `; node ${nodeFlags.join(' ')}` : ''}`;
     console.log(`\nProduce latency, tiering idle vs busy: ${setup}\n`);
-    console.log(formatTable(headers, table));
-    console.log(`\nMarkdown:\n\n${formatMarkdownTable(headers, table)}`);
+    console.log(formatTable(summaryHeaders, summary));
+    console.log(`\nEach round:\n\n${formatTable(headers, table)}`);
+    console.log(`\nMarkdown:\n\n${formatMarkdownTable(summaryHeaders, summary)}\n\n${formatMarkdownTable(headers, table)}`);
   } finally {
     await rm(work, { recursive: true, force: true });
   }
