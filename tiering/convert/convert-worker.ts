@@ -5,8 +5,9 @@
  * goes back to the pool as soon as it is written, its bytes transferred (not copied), and the worker waits
  * for the pool to take the next one, so a worker holds about one file's memory, as the in-thread
  * conversion does, plus the memory the pool gives back once a file is uploaded, which the next file is
- * copied into (./convert-pool.ts says why). Files stay unuploaded here: the pool's caller owns the FileIO. Typed (schema mode)
- * conversions stay on the main thread, where the schema registry and the table layout live.
+ * copied into (./convert-pool.ts says why). Files stay unuploaded here: the pool's caller owns the FileIO.
+ * Typed (schema mode) conversions stay on the main thread, where the schema registry and the table layout
+ * live.
  */
 import { open } from 'node:fs/promises';
 import { readlinkSync } from 'node:fs';
