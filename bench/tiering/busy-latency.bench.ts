@@ -216,6 +216,10 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row[]> {
       // Only the last backlog's table compacts (in the "after" phase): an earlier one's merges would run in
       // the next round's idle phase.
       const merges = round === rounds ? compaction : 'false';
+      const tableOn = (extra: { name: string; value: string }[]) => ({
+        validateOnly: false,
+        resources: [{ type: 2, name: topic, configEntries: [{ name: 'iceberg.enabled', value: 'true' }, { name: 'iceberg.compaction.enabled', value: merges }, { name: 'internal.segment.bytes', value: String(segmentMb * MiB) }, { name: 'retention.ms', value: '-1' }, ...extra] }],
+      });
       if (round > 1) backlogBytes = await fillBacklog(topic);
       execFileSync('sync');
       const idle = await phase();
@@ -227,7 +231,7 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row[]> {
       const kafka = new Kafka({ brokers: [`127.0.0.1:${floe.port}`], clientId: 'busy-bench', logLevel: logLevel.NOTHING });
       const ka = kafka.admin();
       await ka.connect();
-      await ka.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: topic, configEntries: [{ name: 'iceberg.enabled', value: 'true' }, { name: 'iceberg.compaction.enabled', value: merges }, { name: 'internal.segment.bytes', value: String(segmentMb * MiB) }, { name: 'retention.ms', value: '-1' }] }] });
+      await ka.alterConfigs(tableOn([]));
       await ka.disconnect();
       // Let the first conversions start before timing.
       for (let waited = 0; waited < 10_000 && (await metric(metrics, 'floe_tiering_copied_segments_total')) === before; waited += 100) await new Promise((r) => setTimeout(r, 100));
@@ -241,7 +245,7 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row[]> {
       // is over, rather than landing in the next round's idle phase. Table compaction may still run (it
       // starts once nothing waits to be tiered): that is the broker's own work.
       await ka.connect();
-      await ka.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: topic, configEntries: [{ name: 'iceberg.enabled', value: 'true' }, { name: 'iceberg.compaction.enabled', value: merges }, { name: 'internal.segment.bytes', value: String(segmentMb * MiB) }, { name: 'retention.ms', value: '-1' }, { name: 'iceberg.commit.interval.ms', value: '1000' }] }] });
+      await ka.alterConfigs(tableOn([{ name: 'iceberg.commit.interval.ms', value: '1000' }]));
       await ka.disconnect();
       for (let waited = 0; waited < 120_000 && (await metric(metrics, 'floe_tiering_backlog_segments')) > 0; waited += 250) await new Promise((r) => setTimeout(r, 250));
     }

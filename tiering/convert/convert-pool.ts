@@ -21,7 +21,10 @@ import { TieringConvertError, type TieringConvertErrorCode } from './errors.js';
 import type { ConvertOptions } from './segment-to-parquet.js';
 import type { RebuildSegment } from './rebuild-segments.js';
 
-/** Largest segment window a converter keeps for its next conversion (a window is about one data file). */
+/**
+ * Largest buffer a converter keeps for reuse: a segment window for its next conversion (a window is about one
+ * data file), or, in a worker, a data file's memory back from the pool.
+ */
 export const MAX_SPARE_WINDOW_BYTES = 128 * 1024 * 1024;
 
 /**
@@ -192,8 +195,8 @@ export class ConvertPool {
           throw Object.assign(new Error(r.message), r.code !== undefined ? { code: r.code } : {});
         }
         let spare: ArrayBuffer | undefined;
-        const bytes = r.parquet?.bytes;
-        yield { ...r, parquet: r.parquet === null ? null : { ...r.parquet, release: () => (spare = bytes!.buffer as ArrayBuffer) } };
+        const parquet = r.parquet;
+        yield { ...r, parquet: parquet === null ? null : { ...parquet, release: () => (spare = parquet.bytes.buffer as ArrayBuffer) } };
         worker.postMessage({ kind: 'next', ...(spare !== undefined ? { spare } : {}) } satisfies WorkerRequest, spare !== undefined ? [spare] : []);
       }
     } finally {

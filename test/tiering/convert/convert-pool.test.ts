@@ -2,7 +2,7 @@
 // offset indexes, byte for byte, from the fidelity segment (every codec, markers, gaps, raw records). A bad
 // segment fails with the same error code, an abandoned conversion does not wedge its worker, and conversions
 // beyond the pool's size wait their turn. A file's memory goes back to its worker once the caller releases it.
-import test from 'node:test';
+import test, { type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,9 +19,20 @@ async function all(files: AsyncIterable<WorkerFile>): Promise<WorkerFile[]> {
   return out;
 }
 
-test('a conversion pool writes the same files as in-thread conversion, and survives bad and abandoned conversions', async (t) => {
+interface Expected {
+  readonly dataPath: string | null;
+  readonly parquet: Buffer | null;
+  readonly indexPath: string;
+  readonly index: Buffer;
+}
+
+/**
+ * A pool of `workers` (closed after the test), the fidelity segment in a file of a temporary folder, and the
+ * files in-thread conversion makes of it: what the pool must give back.
+ */
+async function poolOnSegment(t: TestContext, workers: number): Promise<{ pool: ConvertPool; dir: string; segment: Buffer; path: string; expected: Expected[] }> {
   const dir = await mkdtemp(join(tmpdir(), 'floe-pool-'));
-  const pool = new ConvertPool(2);
+  const pool = new ConvertPool(workers);
   t.after(async () => {
     await pool.close();
     await rm(dir, { recursive: true, force: true });
@@ -29,13 +40,17 @@ test('a conversion pool writes the same files as in-thread conversion, and survi
   const segment = buildSegment(160, 11);
   const path = join(dir, '00000000000000000000.log');
   await writeFile(path, segment);
-
-  const expected: { dataPath: string | null; parquet: Buffer | null; indexPath: string; index: Buffer }[] = [];
+  const expected: Expected[] = [];
   for await (const f of convertSegment(segment, OPTIONS)) {
     expected.push({ dataPath: f.dataPath, parquet: f.parquet ? Buffer.from(f.parquet.bytes) : null, indexPath: f.indexPath, index: Buffer.from(f.indexBytes) });
     f.parquet?.release();
   }
   assert.ok(expected.length > 2, `several files (${expected.length})`);
+  return { pool, dir, segment, path, expected };
+}
+
+test('a conversion pool writes the same files as in-thread conversion, and survives bad and abandoned conversions', async (t) => {
+  const { pool, dir, segment, path, expected } = await poolOnSegment(t, 2);
 
   // Three at once on two workers: the third waits, all three match.
   const runs = await Promise.all([0, 1, 2].map(() => all(pool.convert(path, OPTIONS))));
@@ -64,20 +79,8 @@ test('a conversion pool writes the same files as in-thread conversion, and survi
 });
 
 test('released files go back to the worker and the next files are written into that memory, unchanged', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'floe-pool-spare-'));
-  const pool = new ConvertPool(1);
-  t.after(async () => {
-    await pool.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-  const segment = buildSegment(160, 11);
-  const path = join(dir, '00000000000000000000.log');
-  await writeFile(path, segment);
-  const expected: (Buffer | null)[] = [];
-  for await (const f of convertSegment(segment, OPTIONS)) {
-    expected.push(f.parquet ? Buffer.from(f.parquet.bytes) : null);
-    f.parquet?.release();
-  }
+  const { pool, path, expected: files } = await poolOnSegment(t, 1);
+  const expected = files.map((f) => f.parquet);
   assert.ok(expected.filter((e) => e !== null).length > 2, 'several data files');
 
   // Twice on the one worker: the second conversion starts with the memory the first gave back.
