@@ -22,7 +22,8 @@
 // The same bound for the partition logs' appends splits the broker's side: the wait for the append's write
 // to start (behind its partition's earlier writes) and the write itself (thread pool and event loop included).
 // Run:   npx tsx bench/tiering/busy-latency.bench.ts [--quick] [--build=src|dist]
-// Options: --backlog-mb=384 --segment-mb=8 --rate-share=0.5 --duration=10000 --partitions=8 --batch=16k --modes=workers,thread
+// Options: --backlog-mb=384 --segment-mb=8 --rate-share=0.5 (or --rate=5000 requests/s, the same in every run)
+//          --duration=10000 --partitions=8 --batch=16k --modes=workers,thread
 //          --rounds=3 (idle and busy phases, each busy one converting a fresh backlog)
 //          --compaction=true|false: table compaction of the backlog topic (iceberg.compaction.enabled; on, as
 //          by default, it merges the converted files once the backlog is converted, in the "after" phase)
@@ -44,12 +45,14 @@ import { formatMarkdownTable, formatTable, progress, type Cell } from '../lib/ta
 import { busiestProfile, longestBusyStretches, printProfile, topSelfTime, type CpuProfile } from '../lib/cpu-profile.js';
 import { produceWorkload, type ProduceWorkload } from '../lib/workload.js';
 
-const args = new BenchArgs(process.argv.slice(2), 'usage: busy-latency.bench.ts [--quick] [--build=src|dist] [--backlog-mb=384] [--segment-mb=8] [--rate-share=0.5] [--duration=ms] [--partitions=8] [--batch=16k] [--modes=workers,thread] [--rounds=3] [--compaction=true|false] [--floe-flags="..."] [--node-flags="..."] [--profile]');
+const args = new BenchArgs(process.argv.slice(2), 'usage: busy-latency.bench.ts [--quick] [--build=src|dist] [--backlog-mb=384] [--segment-mb=8] [--rate-share=0.5 | --rate=requests/s] [--duration=ms] [--partitions=8] [--batch=16k] [--modes=workers,thread] [--rounds=3] [--compaction=true|false] [--floe-flags="..."] [--node-flags="..."] [--profile]');
 const quick = args.flag('quick');
 const build = args.string('build', 'src') as Build;
 const backlogMb = args.number('backlog-mb', quick ? 128 : 384);
 const segmentMb = args.number('segment-mb', 8);
 const rateShare = args.number('rate-share', 0.5);
+/** A fixed produce rate in requests/s instead of a share of the measured maximum (0: use --rate-share). */
+const fixedRate = args.number('rate', 0);
 const rounds = args.number('rounds', 3);
 const durationMs = args.number('duration', quick ? 4000 : 10000);
 const partitions = args.number('partitions', 8);
@@ -174,7 +177,7 @@ async function run(mode: 'workers' | 'thread', work: string): Promise<Row[]> {
       acknowledged += recordsOf(w, r.perRequest);
       if (k > 0) maxima.push(perSec(r.completed, r.ns));
     }
-    const rate = median(maxima) * rateShare;
+    const rate = fixedRate > 0 ? fixedRate : median(maxima) * rateShare;
     const open = async (ms: number): Promise<OpenLoopResult> => {
       const r = await c.openLoop(w.requests, { ratePerSec: rate, durationMs: ms });
       if (r.completed !== r.sent) throw new Error(`${r.sent - r.completed} of ${r.sent} requests unanswered`);
@@ -340,7 +343,7 @@ async function main(): Promise<void> {
       const range = (xs: number[]) => `${median(xs).toFixed(1)} (${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)})`;
       return [modeName(mode), rs.length, range(idle), range(busy), `${(median(busy) / median(idle)).toFixed(2)}x`, `${busy.filter((b) => b > Math.max(...idle)).length} of ${busy.length}`];
     });
-    const setup = `${partitions} partitions, ${batchBytes / 1024} KiB batches, acks=1, open loop at ${rateShare * 100} % of the closed-loop maximum for ${durationMs} ms per phase (page cache written back before each), ${rounds} rounds of idle and busy phases; backlog ${backlogMb} MiB in ${segmentMb} MiB segments, table compaction ${compaction === 'true' ? 'on' : 'off'}; broker build ${build}${floeFlags.length > 0 ? `; ${floeFlags.join(' ')}` : ''}${nodeFlags.length > 0 ? `; node ${nodeFlags.join(' ')}` : ''}`;
+    const setup = `${partitions} partitions, ${batchBytes / 1024} KiB batches, acks=1, open loop at ${fixedRate > 0 ? `${fixedRate} requests/s` : `${rateShare * 100} % of the closed-loop maximum`} for ${durationMs} ms per phase (page cache written back before each), ${rounds} rounds of idle and busy phases; backlog ${backlogMb} MiB in ${segmentMb} MiB segments, table compaction ${compaction === 'true' ? 'on' : 'off'}; broker build ${build}${floeFlags.length > 0 ? `; ${floeFlags.join(' ')}` : ''}${nodeFlags.length > 0 ? `; node ${nodeFlags.join(' ')}` : ''}`;
     console.log(`\nProduce latency, tiering idle vs busy: ${setup}\n`);
     console.log(formatTable(summaryHeaders, summary));
     console.log(`\nEach round:\n\n${formatTable(headers, table)}`);

@@ -9,8 +9,7 @@
  * Typed (schema mode) conversions stay on the main thread, where the schema registry and the table layout
  * live.
  */
-import { open } from 'node:fs/promises';
-import { readlinkSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { convertSegment, type ConvertOptions, type SegmentSource } from './segment-to-parquet.js';
@@ -57,12 +56,15 @@ async function rebuild(job: Extract<WorkerRequest, { kind: 'rebuild' }>): Promis
 }
 
 async function convert(job: Extract<WorkerRequest, { kind: 'convert' }>): Promise<void> {
-  const fh = await open(job.segmentPath, 'r');
+  // Synchronous reads: this thread has nothing else to do meanwhile, and the copy out of the page cache then
+  // runs here, at the worker's priority, instead of on libuv's thread pool, which the broker's log writes
+  // share (a pool thread woken for a segment read took the core from the broker's thread).
+  const fd = openSync(job.segmentPath, 'r');
   const window = { buf: spare };
   spare = null;
   try {
-    const size = (await fh.stat()).size;
-    const source: SegmentSource = { size, read: async (target, offset, length, position) => (await fh.read(target, offset, length, position)).bytesRead };
+    const size = fstatSync(fd).size;
+    const source: SegmentSource = { size, read: (target, offset, length, position) => Promise.resolve(readSync(fd, target, offset, length, position)) };
     for await (const file of convertSegment(source, job.options as ConvertOptions, window)) {
       let parquet: Extract<WorkerReply, { kind: 'file' }>['parquet'] = null;
       const transfer: ArrayBuffer[] = [];
@@ -85,7 +87,7 @@ async function convert(job: Extract<WorkerRequest, { kind: 'convert' }>): Promis
     }
     port!.postMessage({ kind: 'done', id: job.id } satisfies WorkerReply);
   } finally {
-    await fh.close();
+    closeSync(fd);
     if (window.buf !== null && window.buf.length <= MAX_SPARE_WINDOW_BYTES) spare = window.buf;
   }
 }
