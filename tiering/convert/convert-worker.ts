@@ -58,7 +58,7 @@ async function rebuild(job: Extract<WorkerRequest, { kind: 'rebuild' }>): Promis
 async function convert(job: Extract<WorkerRequest, { kind: 'convert' }>): Promise<void> {
   // Synchronous reads: this thread has nothing else to do meanwhile, and the copy out of the page cache then
   // runs here, at the worker's priority, instead of on libuv's thread pool, which the broker's log writes
-  // share (a pool thread woken for a segment read took the core from the broker's thread).
+  // share (a pool thread woken for a segment read competes with the broker's thread for a core).
   const fd = openSync(job.segmentPath, 'r');
   const window = { buf: spare };
   spare = null;
