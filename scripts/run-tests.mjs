@@ -17,18 +17,10 @@ function walk(dir) {
   return out;
 }
 
-// The folders whose files run for half a minute to two and a half (real peers, kill loops, fault injection)
-// start first, the many short files after them: with two files at a time, a long file that starts last runs
-// alone at the end (a full run took 1,421 s for 2,470 s of tests, where two at a time would give 1,235).
-const SLOW_FIRST = ['/interop/', '/tiering/faults/', '/broker/tiering/', '/tiering/e2e/'];
-const rank = (f) => {
-  const i = SLOW_FIRST.findIndex((d) => f.includes(d));
-  return i === -1 ? SLOW_FIRST.length : i;
-};
 const filters = process.argv.slice(2);
 const files = walk('dist/test')
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-  .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  .sort();
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
