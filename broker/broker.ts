@@ -10,6 +10,7 @@ import { parseListeners, usesSasl, usesTls, type ListenerSpec } from './config/l
 import type { BrokerConfig } from './config/settings.js';
 import { RateLimitedLog, type Logger } from './logger.js';
 import { LogManager, type TopicPartition } from './log/log-manager.js';
+import { InlineWrites } from './log/inline-writes.js';
 import { LogCleaner } from './log/cleaner/log-cleaner.js';
 import { EmbeddedMetadataStore } from './metadata/embedded-metadata-store.js';
 import type { MetadataStore } from './metadata/metadata-store.js';
@@ -221,6 +222,7 @@ export class Broker {
       recordLocator: locateRecordByTimestamp,
       onError: (err) => log.error('partition log failure', { err }),
       ...(metrics ? { observer: metrics } : {}),
+      inlineWrites: new InlineWrites({ maxBytes: config['log.append.inline.max.bytes'] }),
       ...(tiering ? { canDeleteSegment: tiering.canDeleteSegment, onSegmentClosed: tiering.onSegmentClosed } : {}),
     });
     const topics = new TopicManager(metadata, logs, config, log.child({ logger: 'topics' }));

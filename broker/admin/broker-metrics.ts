@@ -70,6 +70,7 @@ export class BrokerMetrics implements RequestObserver, TieringObserver, LogObser
   private readonly appendWait: HistogramChild;
   private readonly writeDuration: HistogramChild;
   private writtenBytes = 0;
+  private inlineWrites = 0;
   private readonly flushDuration: HistogramChild;
 
   constructor() {
@@ -118,6 +119,16 @@ export class BrokerMetrics implements RequestObserver, TieringObserver, LogObser
       collect() {
         this.reset();
         this.inc(written());
+      },
+    });
+    const inlineWrites = (): number => this.inlineWrites;
+    new Counter({
+      name: 'floe_log_inline_writes_total',
+      help: 'Writes into log segments made on the broker\'s thread (log.append.inline.max.bytes); the others went to the thread pool. Their count is floe_log_write_duration_seconds_count.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(inlineWrites());
       },
     });
     const traffic = this.traffic;
@@ -185,8 +196,9 @@ export class BrokerMetrics implements RequestObserver, TieringObserver, LogObser
     this.appendWait.observe(seconds);
   }
 
-  segmentWritten(bytes: number, seconds: number): void {
+  segmentWritten(bytes: number, seconds: number, inline: boolean): void {
     this.writtenBytes += bytes;
+    if (inline) this.inlineWrites++;
     this.writeDuration.observe(seconds);
   }
 

@@ -77,6 +77,7 @@ export const SETTINGS = Object.freeze([
   { key: 'log.cleaner.io.max.bytes.per.second', type: 'long', default: Number.MAX_SAFE_INTEGER, min: 1, doc: 'Throttle on the bytes the log cleaner reads and writes per second.' },
   { key: 'log.flush.interval.messages', type: 'long', default: Number.MAX_SAFE_INTEGER, min: 1, doc: 'Default of flush.messages: fsync after this many records. The default leaves flushing to the OS: acknowledged data survives a broker crash (it is in the page cache) but not a power loss.' },
   { key: 'log.flush.interval.ms', type: 'long', default: Number.MAX_SAFE_INTEGER, min: 0, doc: 'Default of flush.ms: fsync when the oldest unflushed data is this old.' },
+  { key: 'log.append.inline.max.bytes', type: 'int', default: 64 * 1024, min: 0, doc: 'Floe only: a log write of at most this many bytes (one or more appends to a partition) is made on the broker\'s thread while it has room; larger ones, and all of them while that thread is saturated, go to the thread pool, grouped. 0 sends every write to the pool.' },
   { key: 'log.index.interval.bytes', type: 'int', default: 4096, min: 0, doc: 'Default of index.interval.bytes: bytes between offset index entries.' },
   { key: 'log.message.timestamp.type', type: 'enum', default: 'CreateTime', values: ['CreateTime', 'LogAppendTime'], doc: 'Default of message.timestamp.type.' },
   // Tiered storage and Iceberg tables

@@ -14,6 +14,7 @@ export {
   type SegmentInfo,
   type TimestampOffset,
 } from './partition-log.js';
+export { InlineWrites, type InlineWritesClock, type InlineWritesOptions } from './inline-writes.js';
 export type { LogObserver } from './log-observer.js';
 export type { RecoveryReport } from './log-recovery.js';
 export { LogManager, partitionDirName, parsePartitionDirName, type ClosedSegmentEvent, type LogManagerOptions, type TopicPartition } from './log-manager.js';

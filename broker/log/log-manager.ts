@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { LogTopicConfig } from './config.js';
 import { LogError } from './errors.js';
 import { syncDir } from './files.js';
+import type { InlineWrites } from './inline-writes.js';
 import type { LogObserver } from './log-observer.js';
 import {
   PartitionLog,
@@ -33,6 +34,8 @@ export interface LogManagerOptions {
   onError?: (err: unknown) => void;
   /** Told every partition's append waits, write times and fsync times (the broker's metrics). */
   observer?: LogObserver;
+  /** Which writes the broker's thread makes itself, for every partition; without it all go to the thread pool. */
+  inlineWrites?: InlineWrites;
 }
 
 /** Directory of a deleted partition awaiting removal: `<topic>-<partition>.<uuid>-delete` (Kafka's scheme). */
@@ -105,6 +108,7 @@ export class LogManager {
       ...(o.recordLocator ? { recordLocator: o.recordLocator } : {}),
       ...(o.onError ? { onError: o.onError } : {}),
       ...(o.observer ? { observer: o.observer } : {}),
+      ...(o.inlineWrites ? { inlineWrites: o.inlineWrites } : {}),
       ...(o.canDeleteSegment ? { canDeleteSegment: (base: number, last: number) => o.canDeleteSegment?.(tp, base, last) ?? true } : {}),
     });
     const listener = o.onSegmentClosed;

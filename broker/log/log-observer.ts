@@ -9,9 +9,10 @@ export interface LogObserver {
   appendWaited(seconds: number): void;
   /**
    * One write of `bytes` (one or more appends written together) into a segment took `seconds`, from the call
-   * until the broker's thread saw it complete (the thread pool's queue and the event loop's delay included).
+   * until the broker's thread saw it complete (the thread pool's queue and the event loop's delay included);
+   * `inline` when the broker's thread made it itself (InlineWrites).
    */
-  segmentWritten(bytes: number, seconds: number): void;
+  segmentWritten(bytes: number, seconds: number, inline: boolean): void;
   /** One fsync of a segment (with its indexes when it was sealed on a roll) took `seconds`. */
   flushed(seconds: number): void;
 }

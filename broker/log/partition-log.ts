@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { assignOffsets, countOffsets, type PendingAppend, type StagedAppend } from './append-batches.js';
 import { type LogConfig, type LogTopicConfig, resolveLogConfig } from './config.js';
 import { LogError } from './errors.js';
+import type { InlineWrites } from './inline-writes.js';
 import type { LogObserver } from './log-observer.js';
 import { completeSwap, type SwapRange } from './cleaner/segment-swap.js';
 import { recoverLog, type RecoveryReport } from './log-recovery.js';
@@ -57,6 +58,8 @@ export interface PartitionLogOptions {
   onError?: (err: unknown) => void;
   /** Told how long appends waited, writes took and fsyncs took (the broker's metrics). */
   observer?: LogObserver;
+  /** Which writes the broker's thread makes itself; without it every write goes to the thread pool. */
+  inlineWrites?: InlineWrites;
 }
 
 export interface AppendResult {
@@ -217,7 +220,7 @@ export class PartitionLog {
    *
    * Appends made while earlier ones are still being written are written together, after them, with one
    * write of up to GROUP_WRITE_BYTES (group commit): the thread-pool round trip is paid per group, not per
-   * batch.
+   * batch. A small write may instead be made on the broker's thread (options.inlineWrites).
    */
   append(batches: Buffer): Promise<AppendResult> {
     return new Promise<AppendResult>((resolve, reject) => {
@@ -288,8 +291,11 @@ export class PartitionLog {
           bytes += s.member.buf.length;
           observer?.appendWaited((started - s.member.calledAt) / 1000);
         }
-        await segment.append(staged.map((s) => s.member.buf), now);
-        observer?.segmentWritten(bytes, (performance.now() - started) / 1000);
+        const inline = this.options.inlineWrites?.shouldInline(bytes) ?? false;
+        await segment.append(staged.map((s) => s.member.buf), now, inline);
+        const seconds = (performance.now() - started) / 1000;
+        if (inline) this.options.inlineWrites?.wroteInline(seconds);
+        observer?.segmentWritten(bytes, seconds, inline);
       } catch (err) {
         this.failure = err;
         throw new LogError('KAFKA_STORAGE_ERROR', `write to ${segment.logPath} failed (${(err as Error).message}); the partition is offline until restart`, { cause: err });

@@ -1,5 +1,5 @@
 import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
-import { constants, writev } from 'node:fs';
+import { constants, writev, writevSync } from 'node:fs';
 import { BATCH_HEADER_SIZE, BATCH_OFFSETS } from '../../protocol/record-batch/header.js';
 import { batchSizeAt, readFully, scanFile } from './batch-scan.js';
 import { LogError } from './errors.js';
@@ -236,15 +236,13 @@ export class LogSegment {
    * one positional write, then updates the indexes (so no reader sees the bytes before they are written).
    * Called by the partition log only, one call at a time.
    *
-   * The write runs on the thread pool. On the broker's thread the kernel's copy into page-cache pages was
-   * 51-65 % of its busy time with 16 KiB batches (about 24 µs per write here) and 76 % with 1 MiB batches
-   * (bench/RESULTS.md). A thread-pool round trip per 16 KiB batch cost 44 % of that thread instead, so the
-   * partition log hands over the appends that queued up meanwhile as one write. Durability is the same
-   * either way: once this resolves, the bytes survive a kill -9.
+   * `inline` makes the write on the calling thread (a synchronous pwritev), otherwise it runs on the thread
+   * pool; the partition log chooses (InlineWrites). Durability is the same either way: once this resolves,
+   * the bytes survive a kill -9.
    */
-  async append(bufs: readonly Buffer[], nowMs: number): Promise<void> {
+  async append(bufs: readonly Buffer[], nowMs: number, inline = false): Promise<void> {
     const pos = this.size;
-    const total = await writeAllAt(this.handle.fd, bufs, pos);
+    const total = inline ? writeAllAtSync(this.handle.fd, bufs, pos) : await writeAllAt(this.handle.fd, bufs, pos);
     let at = pos;
     for (const buf of bufs) {
       let p = 0;
@@ -507,6 +505,21 @@ async function writeAllAt(fd: number, bufs: readonly Buffer[], pos: number): Pro
   while (done < total) {
     const chunk = rest.length > MAX_IOV ? rest.slice(0, MAX_IOV) : rest;
     const n = await new Promise<number>((resolve, reject) => writev(fd, chunk, pos + done, (err, written) => (err ? reject(err) : resolve(written))));
+    if (n <= 0) throw new Error(`writev wrote ${n} bytes at ${pos + done}`);
+    done += n;
+    rest = skipBytes(rest, n);
+  }
+  return total;
+}
+
+/** writeAllAt on the calling thread. */
+function writeAllAtSync(fd: number, bufs: readonly Buffer[], pos: number): number {
+  let total = 0;
+  for (const b of bufs) total += b.length;
+  let rest: readonly Buffer[] = bufs;
+  let done = 0;
+  while (done < total) {
+    const n = writevSync(fd, rest.length > MAX_IOV ? rest.slice(0, MAX_IOV) : rest, pos + done);
     if (n <= 0) throw new Error(`writev wrote ${n} bytes at ${pos + done}`);
     done += n;
     rest = skipBytes(rest, n);

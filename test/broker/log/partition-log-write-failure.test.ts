@@ -14,11 +14,11 @@ const APPENDS = 200;
 /** `ulimit -f` counts 1024-byte blocks: the log file may grow to 128 KiB, about 80 of the 200 appends. */
 const LIMIT_BLOCKS = 128;
 
-function runLimited(dir: string): Promise<{ i: number; base?: number; code?: string }[]> {
+function runLimited(dir: string, mode: string): Promise<{ i: number; base?: number; code?: string }[]> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env };
     delete env.NODE_TEST_CONTEXT;
-    const args = [...process.execArgv.filter((a) => !a.startsWith('--test')), child, dir];
+    const args = [...process.execArgv.filter((a) => !a.startsWith('--test')), child, dir, mode];
     const proc = spawn('bash', ['-c', `ulimit -f ${LIMIT_BLOCKS} && exec "$0" "$@"`, process.execPath, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
@@ -31,9 +31,9 @@ function runLimited(dir: string): Promise<{ i: number; base?: number; code?: str
   });
 }
 
-test('a failed write refuses its whole group and every later append with KAFKA_STORAGE_ERROR; what was acknowledged survives', async (t) => {
+for (const mode of ['pool', 'inline']) test(`${mode} writes: a failed write refuses its whole group and every later append with KAFKA_STORAGE_ERROR; what was acknowledged survives`, async (t) => {
   const dir = await tempDir(t);
-  const results = await runLimited(dir);
+  const results = await runLimited(dir, mode);
   assert.equal(results.length, APPENDS + 1);
   const acked = results.filter((r) => r.base !== undefined).sort((a, b) => a.i - b.i);
   const refused = results.filter((r) => r.base === undefined);

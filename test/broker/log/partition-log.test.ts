@@ -7,6 +7,7 @@ import { PartitionLog, type ClosedSegment } from '../../../broker/log/partition-
 /** A batch this large took the thread pool before every write did; kept as the large size of these tests. */
 const ASYNC_WRITE_BYTES = 256 * 1024;
 import { isLogError } from '../../../broker/log/errors.js';
+import { InlineWrites } from '../../../broker/log/inline-writes.js';
 import { batchOf, closeBeforeRemoving, makeBatch, manualClock, parseBatches, tempDir } from './batches.js';
 
 async function openLog(dir: string, extra: Partial<Parameters<typeof PartitionLog.open>[0]> = {}): Promise<PartitionLog> {
@@ -69,9 +70,12 @@ test('append assigns offsets, and reads across many segments return every batch 
   assert.equal(r.firstOffset, mid.base);
 });
 
-test('large and small appends issued together stay in the order made; reads meanwhile return whole batches', async (t) => {
+/** Inline writes of up to 64 KiB whenever asked: a clock that never shows the broker's thread busy. */
+const alwaysInline = (): InlineWrites => new InlineWrites({ maxBytes: 64 * 1024, clock: { now: () => performance.now(), utilization: () => 0 } });
+
+for (const [mode, extra] of [['every write on the thread pool', {}], ['small writes inline', { inlineWrites: alwaysInline() }]] as const) test(`${mode}: large and small appends issued together stay in the order made; reads meanwhile return whole batches`, async (t) => {
   const dir = await tempDir(t);
-  const log = await openLog(dir, { config: { 'segment.bytes': 8 * ASYNC_WRITE_BYTES } });
+  const log = await openLog(dir, { config: { 'segment.bytes': 8 * ASYNC_WRITE_BYTES }, ...extra });
   const big = (i: number) => batchOf(`big${i}`, 4, { valueBytes: ASYNC_WRITE_BYTES / 4 + 100 });
   const small = (i: number) => batchOf(`small${i}`, 2, { valueBytes: 100 });
   assert.ok(big(0).length >= ASYNC_WRITE_BYTES && small(0).length < ASYNC_WRITE_BYTES);
@@ -466,9 +470,9 @@ test('startEmptyLogAt moves an empty log to a later start, persistently, and ref
 test('the observer hears every append\'s wait, every write with its bytes, and the fsync of each sealed segment', async (t) => {
   const dir = await tempDir(t);
   const waits: number[] = [];
-  const writes: [number, number][] = [];
+  const writes: [number, number, boolean][] = [];
   const flushes: number[] = [];
-  const observer = { appendWaited: (s: number) => waits.push(s), segmentWritten: (bytes: number, s: number) => writes.push([bytes, s]), flushed: (s: number) => flushes.push(s) };
+  const observer = { appendWaited: (s: number) => waits.push(s), segmentWritten: (bytes: number, s: number, inline: boolean) => writes.push([bytes, s, inline]), flushed: (s: number) => flushes.push(s) };
   const log = await openLog(dir, { config: { 'segment.bytes': 64 * 1024 * 1024 }, observer });
   // Made in one go, these queue behind the first write: fewer writes than appends, and the later ones wait.
   const batches = Array.from({ length: 40 }, (_, i) => batchOf(`o${i}`, 1, { valueBytes: 20 * 1024 }));
@@ -478,6 +482,7 @@ test('the observer hears every append\'s wait, every write with its bytes, and t
   assert.equal(waits.length, 40, 'one wait per append');
   assert.equal(writes.length, log.appendWrites, 'one observation per write');
   assert.ok(writes.length < 40, `${writes.length} writes for 40 appends`);
+  assert.ok(writes.every(([, , inline]) => !inline), 'without InlineWrites every write goes to the thread pool');
   assert.equal(
     writes.reduce((n, [bytes]) => n + bytes, 0),
     batches.reduce((n, b) => n + b.length, 0),
@@ -489,4 +494,23 @@ test('the observer hears every append\'s wait, every write with its bytes, and t
   assert.equal(flushes.length, 0, 'nothing fsynced yet (flush.messages and flush.ms unset)');
   await log.roll();
   assert.equal(flushes.length, 1, 'the sealed segment was fsynced once');
+});
+
+test('with InlineWrites, writes of up to its maxBytes are made on the calling thread and larger ones on the pool; the observer is told which', async (t) => {
+  const dir = await tempDir(t);
+  const writes: [number, boolean][] = [];
+  const observer = { appendWaited: () => undefined, segmentWritten: (bytes: number, _s: number, inline: boolean) => writes.push([bytes, inline]), flushed: () => undefined };
+  const log = await openLog(dir, { config: { 'segment.bytes': 64 * 1024 * 1024 }, observer, inlineWrites: alwaysInline() });
+  const small = batchOf('s', 1, { valueBytes: 20 * 1024 });
+  const large = batchOf('l', 1, { valueBytes: 100 * 1024 });
+  // An inline write completes before append() returns to the event loop: the log end moves within the same turn.
+  const pending = log.append(small);
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.equal(log.logEndOffset, 1, 'the inline write was made before any I/O completed');
+  await pending;
+  await log.append(large);
+  await log.append(batchOf('s2', 1, { valueBytes: 20 * 1024 }));
+  assert.deepEqual(writes.map(([bytes, inline]) => [bytes > 64 * 1024, inline]), [[false, true], [true, false], [false, true]]);
+  assert.deepEqual(parseBatches((await log.read(0, 1 << 30)).records).map((b) => b.firstValue.split('-')[0]), ['s', 'l', 's2']);
 });
