@@ -19,7 +19,7 @@ const WINDOW_MS = 100;
 /**
  * The broker's thread is saturated when its event-loop utilization stays at this level for SATURATED_WINDOWS
  * windows in a row. One window is not enough: on a loaded machine the thread is preempted or collects
- * garbage for tens of ms at a time (event-loop delays of 30-80 ms, bench/RESULTS.md), which fills a window
+ * garbage for tens of ms at a time (event-loop delays of 35-260 ms, bench/RESULTS.md), which fills a window
  * without the thread having more work than it can do.
  */
 const SATURATED = 0.98;
