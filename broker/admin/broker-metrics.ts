@@ -124,7 +124,7 @@ export class BrokerMetrics implements RequestObserver, TieringObserver, LogObser
     const inlineWrites = (): number => this.inlineWrites;
     new Counter({
       name: 'floe_log_inline_writes_total',
-      help: 'Writes into log segments made on the broker\'s thread (log.append.inline.max.bytes); the others went to the thread pool. Their count is floe_log_write_duration_seconds_count.',
+      help: 'Writes into log segments made on the broker\'s thread (log.append.inline.max.bytes); the others went to the thread pool. Every write is counted by floe_log_write_duration_seconds_count.',
       registers,
       collect() {
         this.reset();

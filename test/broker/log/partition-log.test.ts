@@ -7,8 +7,7 @@ import { PartitionLog, type ClosedSegment } from '../../../broker/log/partition-
 /** A batch this large took the thread pool before every write did; kept as the large size of these tests. */
 const ASYNC_WRITE_BYTES = 256 * 1024;
 import { isLogError } from '../../../broker/log/errors.js';
-import { InlineWrites } from '../../../broker/log/inline-writes.js';
-import { batchOf, closeBeforeRemoving, makeBatch, manualClock, parseBatches, tempDir } from './batches.js';
+import { alwaysInline, batchOf, closeBeforeRemoving, makeBatch, manualClock, parseBatches, tempDir } from './batches.js';
 
 async function openLog(dir: string, extra: Partial<Parameters<typeof PartitionLog.open>[0]> = {}): Promise<PartitionLog> {
   const log = await PartitionLog.open({ dir, ...extra });
@@ -69,9 +68,6 @@ test('append assigns offsets, and reads across many segments return every batch 
   assert.deepEqual([first?.baseOffset, first?.lastOffset], [mid.base, mid.base + 1]);
   assert.equal(r.firstOffset, mid.base);
 });
-
-/** Inline writes of up to 64 KiB whenever asked: a clock that never shows the broker's thread busy. */
-const alwaysInline = (): InlineWrites => new InlineWrites({ maxBytes: 64 * 1024, clock: { now: () => performance.now(), utilization: () => 0 } });
 
 for (const [mode, extra] of [['every write on the thread pool', {}], ['small writes inline', { inlineWrites: alwaysInline() }]] as const) test(`${mode}: large and small appends issued together stay in the order made; reads meanwhile return whole batches`, async (t) => {
   const dir = await tempDir(t);

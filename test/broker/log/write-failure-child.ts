@@ -4,13 +4,12 @@
 // A second argument `inline` makes the writes of up to 64 KiB on the thread itself (InlineWrites).
 import { PartitionLog } from '../../../broker/log/partition-log.js';
 import { isLogError } from '../../../broker/log/errors.js';
-import { InlineWrites } from '../../../broker/log/inline-writes.js';
-import { makeBatch } from './batches.js';
+import { alwaysInline, makeBatch } from './batches.js';
 
 const APPENDS = 200;
 const [dir, mode] = process.argv.slice(2);
 if (dir === undefined) throw new Error('usage: write-failure-child <dir> [inline]');
-const inlineWrites = mode === 'inline' ? { inlineWrites: new InlineWrites({ maxBytes: 64 * 1024, clock: { now: () => performance.now(), utilization: () => 0 } }) } : {};
+const inlineWrites = mode === 'inline' ? { inlineWrites: alwaysInline() } : {};
 const log = await PartitionLog.open({ dir, config: { 'segment.bytes': 16 * 1024 * 1024 }, ...inlineWrites });
 const settle = async (i: number, append: Promise<{ baseOffset: number }>): Promise<void> => {
   try {
