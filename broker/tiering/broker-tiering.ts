@@ -135,6 +135,12 @@ export class BrokerTiering implements RemoteLogReader {
   readonly remoteReads: RemoteReadCounters = { reads: 0, bytes: 0 };
   /** Tiered topics whose table could not be opened yet: retried with backoff; their segments stay local. */
   private readonly unopened = new Map<string, { failures: number; timer: NodeJS.Timeout | undefined }>();
+  /**
+   * Topics whose configuration tiers them, from the moment the broker hears of it: before their table is
+   * open (a first open still in flight, or a create whose early open failed) nothing tells the plugin's
+   * view of them apart from a topic that is not tiered, and their logs must keep every segment all the same.
+   */
+  private readonly tieredByConfig = new Set<string>();
   private stopped = false;
 
   private constructor(
@@ -268,7 +274,7 @@ export class BrokerTiering implements RemoteLogReader {
   canDeleteSegment = (tp: TopicPartition, _baseOffset: number, lastOffset: number): boolean => {
     // A tiered topic whose table is not open yet keeps everything: nothing leaves the disk untiered.
     if (this.unopened.has(tp.topic)) return false;
-    if (!this.plugin.isTiered(tp.topic)) return true;
+    if (!this.plugin.isTiered(tp.topic)) return !this.tieredByConfig.has(tp.topic);
     return this.plugin.metadata.highestCommittedOffset(tp) >= lastOffset;
   };
 
@@ -306,6 +312,7 @@ export class BrokerTiering implements RemoteLogReader {
     try {
       const cfg = topicTieringConfig(configs, this.config, name);
       if (!cfg.enabled) return;
+      this.tieredByConfig.add(name);
       await this.plugin.configureTopic(name, cfg);
       for (let p = 0; p < partitions; p++) {
         const plog = this.logs?.get(name, p);
@@ -321,6 +328,7 @@ export class BrokerTiering implements RemoteLogReader {
   async topicChanged(name: string, record: TopicRecord | undefined): Promise<void> {
     if (record === undefined) {
       // Kafka deletes a deleted topic's data: its table goes too, files and all, unless the table is to be kept.
+      this.tieredByConfig.delete(name);
       this.stopRolling(name);
       clearTimeout(this.unopened.get(name)?.timer);
       this.unopened.delete(name);
@@ -331,6 +339,9 @@ export class BrokerTiering implements RemoteLogReader {
       return;
     }
     const cfg = topicTieringConfig(record.configs, this.config, name);
+    // Before the first await: a segment that closes while the table opens asks canDeleteSegment meanwhile.
+    if (cfg.enabled) this.tieredByConfig.add(name);
+    else this.tieredByConfig.delete(name);
     const waiting = this.unopened.get(name);
     if (waiting?.timer) clearTimeout(waiting.timer);
     try {

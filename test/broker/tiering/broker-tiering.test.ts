@@ -1,13 +1,21 @@
 // A tiered topic end to end in one broker: kafkajs produces (gzip, idempotent, null keys, duplicate headers,
 // explicit timestamps), the segments go to the table, local retention deletes them, and kcat (librdkafka,
-// CRCs checked) still reads every record from offset 0 and from offsets inside the tiered range.
+// CRCs checked) still reads every record from offset 0 and from offsets inside the tiered range. And a
+// tiered topic whose table is still opening keeps every segment on local disk however small its local
+// retention, with an external REST catalog (Floe's own REST server over a warehouse) that answers late.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { readdir, rm } from 'node:fs/promises';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
+import { WarehouseCatalog } from '../../../iceberg/catalog/warehouse.js';
+import { LocalFileIO } from '../../../iceberg/io/local.js';
+import { RestCatalogServer } from '../../../iceberg/rest/server.js';
 import { startBroker, tempDir } from '../../helpers/broker.js';
+import { waitFor } from '../../helpers/tiered-table.js';
 
 function run(cmd: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -82,4 +90,119 @@ test('a tiered topic serves consumers from the table after its local segments ar
   assert.equal(offsets[0]?.low, '0', 'ListOffsets earliest is the remote log start');
   assert.deepEqual(await kcat(b.bootstrap, 'tiered', 0), before);
   for (const from of [1, 7, 33, log.logStartOffset - 1]) assert.deepEqual(await kcat(b.bootstrap, 'tiered', from), before.slice(from), `from ${from}`);
+});
+
+/**
+ * A proxy in front of a REST catalog. After `failNextThenHold()`, the next request for a table is answered
+ * 503 at once and every one after it waits until `release()`, which forwards them all; the rest pass.
+ */
+async function latePassage(target: string): Promise<{ url: string; failNextThenHold(): void; release(): void; held(): number; close(): Promise<void> }> {
+  let mode: 'pass' | 'fail-next' | 'hold' = 'pass';
+  const waiting: (() => void)[] = [];
+  const forward = (req: IncomingMessage, res: ServerResponse): void => {
+    const out = request(`${target}${req.url ?? '/'}`, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  };
+  const server = createServer((req, res) => {
+    const forTable = /\/namespaces\/[^/]+\/tables\//.test(req.url ?? '');
+    if (mode === 'pass' || !forTable) return forward(req, res);
+    if (mode === 'fail-next') {
+      mode = 'hold';
+      req.resume();
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'the catalog is busy', type: 'ServiceUnavailableException', code: 503 } }));
+      return;
+    }
+    req.pause();
+    waiting.push(() => forward(req, res));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  assert.ok(address !== null && typeof address !== 'string');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    failNextThenHold: () => void (mode = 'fail-next'),
+    release: () => {
+      mode = 'pass';
+      for (const w of waiting.splice(0)) w();
+    },
+    held: () => waiting.length,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+test('a tiered topic whose table is still opening keeps every segment, however small its local retention', async (t) => {
+  const root = await tempDir('floe-opening-');
+  const cleanups: (() => Promise<unknown>)[] = [];
+  t.after(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    await rm(root, { recursive: true, force: true });
+  });
+  const warehouse = join(root, 'wh');
+  const io = new LocalFileIO({ root: warehouse, fsync: false });
+  const rest = new RestCatalogServer({ catalog: new WarehouseCatalog({ io, warehouse: `file://${warehouse}` }), host: '127.0.0.1', port: 0, isReadOnly: () => false });
+  const { url } = await rest.start();
+  cleanups.push(() => rest.close());
+  const proxy = await latePassage(url);
+  cleanups.push(() => proxy.close());
+
+  const warnings: string[] = [];
+  const b = await startBroker([
+    '--remote.log.storage.system.enable=true',
+    '--iceberg.catalog.type=rest',
+    `--iceberg.catalog.uri=${proxy.url}`,
+    `--iceberg.warehouse=${warehouse}`,
+    '--iceberg.rest.port=-1',
+    '--log.retention.check.interval.ms=50',
+  ], { warnings });
+  cleanups.push(() => b.stop());
+  const kafka = new Kafka({ brokers: [b.bootstrap], clientId: 'floe-opening-test', logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  cleanups.push(() => admin.disconnect());
+
+  // The open before the topic is visible fails at once; the open after it waits on the catalog.
+  proxy.failNextThenHold();
+  await admin.createTopics({
+    topics: [{ topic: 'opening', numPartitions: 1, configEntries: [
+      { name: 'remote.storage.enable', value: 'true' },
+      { name: 'internal.segment.bytes', value: '2048' },
+      { name: 'local.retention.bytes', value: '0' },
+      { name: 'iceberg.commit.interval.ms', value: '100' },
+    ] }],
+  });
+  await waitFor('the table\'s second open to wait on the catalog', async () => (proxy.held() > 0 ? true : undefined), 30_000, 20);
+  const producer = kafka.producer();
+  await producer.connect();
+  cleanups.push(() => producer.disconnect());
+  for (let i = 0; i < 20; i++) {
+    await producer.send({ topic: 'opening', acks: -1, messages: Array.from({ length: 5 }, (_, j) => ({ key: `k${i}-${j}`, value: `v${i}-${j}-${'x'.repeat(80)}` })) });
+  }
+  const log = b.broker.services.logs.get('opening', 0);
+  assert.ok(log);
+  const segments = async (): Promise<number> => (await readdir(join(b.dataDir, 'opening-0'))).filter((n) => n.endsWith('.log')).length;
+  // Forty retention passes while the open waits: none may take a segment the table does not hold.
+  await new Promise((r) => setTimeout(r, 2000));
+  assert.ok(proxy.held() > 0, 'the open still waits on the catalog');
+  assert.equal(log.logStartOffset, 0, 'no segment left the disk while the table was opening');
+  assert.ok((await segments()) > 5, 'the records span several closed segments');
+  const before = await kcat(b.bootstrap, 'opening', 0);
+  assert.deepEqual(before.map((l) => Number(l.split('\t')[0])), Array.from({ length: 100 }, (_, i) => i), 'kcat reads every offset from 0');
+
+  // The catalog answers at last and refuses the table (Floe's own REST server keeps floe.owner for the tables
+  // it makes itself, as Nessie 0.99 refuses Floe's partition spec): the segments still stay.
+  proxy.release();
+  await waitFor('the catalog\'s refusal', async () => (warnings.some((w) => w.includes('cannot open the table of a tiered topic')) ? true : undefined), 30_000);
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(log.logStartOffset, 0, 'no segment left the disk after the refusal');
+  assert.deepEqual(await kcat(b.bootstrap, 'opening', 0), before, 'kcat reads the same records');
 });
