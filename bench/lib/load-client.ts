@@ -218,7 +218,14 @@ export class LoadClient {
     const start = process.hrtime.bigint();
     let last = start;
     return new Promise<OpenLoopResult>((resolve, reject) => {
+      // One listener per connection and run, removed when the run ends: a client that runs many phases
+      // would otherwise pile them up on its sockets.
+      const onClose = this.lanes.map((lane) => () => {
+        lane.failure ??= new Error('connection closed by the server during the run');
+        finish();
+      });
       const finish = () => {
+        this.lanes.forEach((lane, i) => lane.socket.off('close', onClose[i]!));
         const failed = this.lanes.find((l) => l.failure !== undefined);
         if (failed) return reject(failed.failure);
         resolve({
@@ -231,11 +238,8 @@ export class LoadClient {
           perRequest,
         });
       };
-      for (const lane of this.lanes) {
-        lane.socket.once('close', () => {
-          lane.failure ??= new Error('connection closed by the server during the run');
-          finish();
-        });
+      for (const [i, lane] of this.lanes.entries()) {
+        lane.socket.once('close', onClose[i]!);
         lane.handler = (_response, p) => {
           const now = process.hrtime.bigint();
           last = now;

@@ -59,6 +59,21 @@ test('open loop sends every scheduled request and times each response', async (t
   }
 });
 
+test('a client runs many open-loop phases without piling listeners on its sockets', async (t) => {
+  const server = await spawnBaseline('sink');
+  t.after(() => server.stop());
+  const client = await LoadClient.connect(server.port, 1);
+  t.after(() => client.close());
+  const warnings: Error[] = [];
+  const onWarning = (w: Error) => warnings.push(w);
+  process.on('warning', onWarning);
+  t.after(() => process.off('warning', onWarning));
+  // Node warns at the eleventh listener of one event on one emitter.
+  for (let phase = 0; phase < 12; phase++) assert.equal((await client.openLoop(workload().requests, { ratePerSec: 400, durationMs: 10 })).completed, 4);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(warnings.map((w) => w.name), []);
+});
+
 test('responses out of order are detected by correlation id', async (t) => {
   const server = await spawnBaseline('sink');
   t.after(() => server.stop());
