@@ -149,7 +149,7 @@ test('a tiered topic whose table is still opening keeps every segment, however s
   });
   const warehouse = join(root, 'wh');
   const io = new LocalFileIO({ root: warehouse, fsync: false });
-  const rest = new RestCatalogServer({ catalog: new WarehouseCatalog({ io, warehouse: `file://${warehouse}` }), host: '127.0.0.1', port: 0, isReadOnly: () => false });
+  const rest = new RestCatalogServer({ catalog: new WarehouseCatalog({ io, warehouse: `file://${warehouse}` }), host: '127.0.0.1', port: 0 });
   const { url } = await rest.start();
   cleanups.push(() => rest.close());
   const proxy = await latePassage(url);
