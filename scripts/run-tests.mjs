@@ -33,9 +33,9 @@ if (files.length === 0) {
 // 90 CPU s; the 69 tests of test/interop together 1,233 s against 1,297 in a full run, the kill loops
 // 12-33 s shorter each). A JAVA_TOOL_OPTIONS of the caller's own is kept.
 const env = { ...process.env, JAVA_TOOL_OPTIONS: process.env.JAVA_TOOL_OPTIONS ?? '-XX:TieredStopAtLevel=1' };
-// Three files at a time on the 2 cores: much of a file's time is spent waiting (on brokers it killed, on
-// JVMs starting, on retention and commit intervals), and a third file fills it. Clean-clone runs in one
-// hour: 24m58s with three against 27m43s with two; CI's limit is 30 minutes.
+// Three files at a time on the 2 cores: with two, the run used about 1.6 of them (much of a file's time is
+// waits: for brokers it killed, for retention and commit intervals), and a third file fills some of it.
+// Clean-clone runs in one session: 24m58s-27m02s with three against 27m43s with two; CI's limit is 30 minutes.
 const child = spawn(process.execPath, ['--test', '--test-concurrency=3', ...files], { stdio: ['inherit', 'pipe', 'inherit'], env });
 const failures = [];
 let open; // the failure whose block is being read: { indent, lines }
